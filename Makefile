@@ -1,0 +1,49 @@
+# The two set-up commands: `make demo` and `make test`. Each creates .venv when
+# needed, installs what it needs (pip and apt), then runs.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.specdefects-installed
+PYTEST_ARGS ?=
+
+.PHONY: demo test install sysdeps bench clean help
+
+help:  ## list the targets
+	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/\t/'
+
+demo: install  ## run the main job on embedded defaults (HumanEval references through the sandbox)
+	$(VENV)/bin/specdefects demo
+
+test: install  ## install everything and run the test suite
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+bench: install  ## speed benchmarks against peers (ratios, not assertions)
+	$(PY) benchmarks/bench_execution.py
+
+install: sysdeps $(STAMP)  ## create .venv and install the package with its test extras
+
+# Re-install when the dependency declarations change.
+$(STAMP): setup.cfg pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	# torch first and pinned: the local CPU build; an unpinned resolve pulls a CUDA build of several GB
+	$(PY) -m pip install --quiet "torch==2.13.0"
+	$(PY) -m pip install --quiet -e ".[test,torch]"
+	touch $(STAMP)
+
+# bubblewrap gives the sandbox its own namespaces (no network, read-only root).
+# Without it the sandbox falls back to rlimits and says so on every result.
+sysdeps:  ## install system packages (bubblewrap) when running as root
+	@if command -v bwrap >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		echo "installing bubblewrap (apt-get)"; \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null) \
+		|| echo "WARNING: could not install bubblewrap; the sandbox will fall back to rlimits only"; \
+	else \
+		echo "WARNING: bubblewrap (bwrap) is not installed and this is not root: run 'sudo apt-get install bubblewrap'"; \
+		echo "         until then the sandbox falls back to rlimits only (no network isolation)"; \
+	fi
+
+clean:  ## remove the virtual environment and caches
+	rm -rf $(VENV) .pytest_cache build *.egg-info

@@ -1,0 +1,380 @@
+"""The one data model that flows through specdefects.
+
+Every stage (loaders, defect injectors, the sandbox, metrics, lm-eval tasks,
+dataset builders) speaks these records. Each record round-trips losslessly
+through ``to_dict``/``from_dict`` (plain Python, JSON-safe) and through
+``to_row``/``from_row`` (a row of a ``datasets.Dataset`` with ``FEATURES``).
+
+Test-case values of function-call tests are stored as *Python literal text*
+(``encode_value``/``decode_value``): JSON cannot hold tuples, sets, complex
+numbers or non-finite floats, and pickles must never be loaded from data.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import math
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import Any
+
+TEST_KINDS = ("function", "stdin")
+STATUSES = ("passed", "failed", "timeout", "error", "memory")
+
+
+class RecordError(ValueError):
+    """A row or dict that does not fit the data model; the message names the field."""
+
+
+# --------------------------------------------------------------------------- values
+
+def encode_value(value: Any) -> str:
+    """Python literal text for a plain value; non-finite floats become ``float('inf')`` etc."""
+    return _encode(value)
+
+
+def _encode(v: Any) -> str:
+    if isinstance(v, bool) or v is None or isinstance(v, (int, str, bytes)):
+        return repr(v)
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "float('nan')"
+        if math.isinf(v):
+            return "float('inf')" if v > 0 else "float('-inf')"
+        return repr(v)
+    if isinstance(v, complex):
+        return f"complex({_encode(v.real)}, {_encode(v.imag)})"
+    if isinstance(v, list):
+        return "[" + ", ".join(_encode(x) for x in v) + "]"
+    if isinstance(v, tuple):
+        inner = ", ".join(_encode(x) for x in v)
+        return f"({inner},)" if len(v) == 1 else f"({inner})"
+    if isinstance(v, (set, frozenset)):
+        if not v:
+            return "set()" if isinstance(v, set) else "frozenset()"
+        body = "{" + ", ".join(sorted(_encode(x) for x in v)) + "}"
+        return body if isinstance(v, set) else f"frozenset({body})"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{_encode(k)}: {_encode(x)}" for k, x in v.items()) + "}"
+    raise RecordError(f"cannot encode value of type {type(v).__name__}: only plain containers and scalars")
+
+
+_SAFE_CALLS = {"float", "complex", "set", "frozenset"}
+
+
+def decode_value(text: str) -> Any:
+    """Inverse of :func:`encode_value`. Accepts literals plus ``float('inf'|'nan')``,
+    ``complex(a, b)``, ``set()``, ``frozenset(...)``; anything else raises ``RecordError``."""
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError as e:
+        raise RecordError(f"not a Python literal: {text[:80]!r} ({e.msg})") from None
+    return _decode(tree.body, text)
+
+
+def _decode(node: ast.AST, text: str) -> Any:
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        v = _decode(node.operand, text)
+        if not isinstance(v, (int, float, complex)) or isinstance(v, bool):
+            raise RecordError(f"bad unary operand in {text[:80]!r}")
+        return -v if isinstance(node.op, ast.USub) else +v
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+        # complex literals such as 1+2j
+        left, right = _decode(node.left, text), _decode(node.right, text)
+        if isinstance(right, complex) and isinstance(left, (int, float)):
+            return left + right if isinstance(node.op, ast.Add) else left - right
+        raise RecordError(f"arithmetic is not a literal: {text[:80]!r}")
+    if isinstance(node, ast.List):
+        return [_decode(x, text) for x in node.elts]
+    if isinstance(node, ast.Tuple):
+        return tuple(_decode(x, text) for x in node.elts)
+    if isinstance(node, ast.Set):
+        return {_decode(x, text) for x in node.elts}
+    if isinstance(node, ast.Dict):
+        if any(k is None for k in node.keys):
+            raise RecordError(f"dict unpacking is not a literal: {text[:80]!r}")
+        return {_decode(k, text): _decode(v, text) for k, v in zip(node.keys, node.values)}
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id in _SAFE_CALLS and not node.keywords):
+        args = [_decode(a, text) for a in node.args]
+        name = node.func.id
+        if name == "float" and len(args) == 1 and isinstance(args[0], str):
+            if args[0].strip().lower() not in {"inf", "-inf", "+inf", "nan", "infinity", "-infinity"}:
+                raise RecordError(f"float() only admits inf/nan here: {text[:80]!r}")
+            return float(args[0])
+        if name == "complex" and len(args) == 2:
+            return complex(*args)
+        if name in {"set", "frozenset"} and len(args) <= 1:
+            return set(args[0]) if name == "set" and args else (frozenset(args[0]) if args else
+                                                               (set() if name == "set" else frozenset()))
+    raise RecordError(f"not a plain literal (found {type(node).__name__}): {text[:80]!r}")
+
+
+# --------------------------------------------------------------------------- records
+
+@dataclass
+class TestCase:
+    """One test input and its expected output.
+
+    function tests: ``input`` is the literal text of the positional-argument list,
+    ``output`` the literal text of the expected return value, or ``None`` when it is
+    to be computed by running the reference solution (EvalPlus style).
+    stdin tests: ``input`` is fed to standard input, ``output`` is the expected stdout.
+    """
+    __test__ = False  # not a pytest class
+
+    input: str
+    output: str | None = None
+    public: bool = False
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "TestCase":
+        if not isinstance(d, dict) or "input" not in d:
+            raise RecordError(f"test case must be a dict with 'input', got {str(d)[:80]!r}")
+        return cls(input=str(d["input"]), output=None if d.get("output") is None else str(d["output"]),
+                   public=bool(d.get("public", False)))
+
+
+@dataclass
+class Task:
+    """A benchmark task as every stage sees it.
+
+    ``description`` is the natural-language part a defect may edit; ``prompt`` is the
+    full text a model sees, with the description at ``description_span`` (character
+    offsets), each line of it prefixed by ``description_indent``.
+    A task is scored by ``test_code`` (an assert-style program run after the candidate,
+    e.g. HumanEval's ``check``) and/or ``tests`` (input/expected cases).
+    """
+    benchmark: str
+    task_id: str
+    description: str
+    prompt: str
+    entry_point: str = ""
+    starter_code: str = ""
+    test_kind: str = "function"
+    test_code: str = ""
+    tests: list[TestCase] = field(default_factory=list)
+    examples: list[TestCase] = field(default_factory=list)
+    reference: str = ""
+    atol: float = 0.0
+    description_span: tuple[int, int] = (0, 0)
+    description_indent: str = ""
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.test_kind not in TEST_KINDS:
+            raise RecordError(f"{self.task_id}: test_kind must be one of {TEST_KINDS}, got {self.test_kind!r}")
+        if self.test_kind == "function" and not self.entry_point:
+            raise RecordError(f"{self.task_id}: a function-call task needs an entry_point")
+        self.description_span = tuple(int(x) for x in self.description_span)  # type: ignore[assignment]
+        s, e = self.description_span
+        if not (0 <= s <= e <= len(self.prompt)):
+            raise RecordError(f"{self.task_id}: description_span {self.description_span} outside the prompt")
+
+    @property
+    def uid(self) -> str:
+        return f"{self.benchmark}/{self.task_id}"
+
+    def with_description(self, description: str) -> "Task":
+        """A copy whose prompt carries ``description`` in place of the current one."""
+        s, e = self.description_span
+        rendered = render_description(description, self.description_indent)
+        prompt = self.prompt[:s] + rendered + self.prompt[e:]
+        return replace(self, description=description, prompt=prompt, description_span=(s, s + len(rendered)),
+                       tests=list(self.tests), examples=list(self.examples), metadata=dict(self.metadata))
+
+    # -- serialisation
+    def to_dict(self) -> dict:
+        d = {f.name: getattr(self, f.name) for f in fields(self)}
+        d["tests"] = [t.to_dict() for t in self.tests]
+        d["examples"] = [t.to_dict() for t in self.examples]
+        d["description_span"] = list(self.description_span)
+        d["metadata"] = json.loads(json.dumps(self.metadata))
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Task":
+        if not isinstance(d, dict):
+            raise RecordError(f"task must be a dict, got {type(d).__name__}")
+        missing = [k for k in ("benchmark", "task_id", "description", "prompt") if k not in d]
+        if missing:
+            raise RecordError(f"task {d.get('task_id', '?')!r} lacks field(s) {', '.join(missing)}")
+        known = {f.name for f in fields(cls)}
+        kw = {k: v for k, v in d.items() if k in known}
+        kw["task_id"] = str(kw["task_id"])
+        kw["tests"] = [TestCase.from_dict(t) for t in d.get("tests") or []]
+        kw["examples"] = [TestCase.from_dict(t) for t in d.get("examples") or []]
+        kw["description_span"] = tuple(d.get("description_span") or (0, 0))
+        kw["metadata"] = dict(d.get("metadata") or {})
+        kw["atol"] = float(d.get("atol") or 0.0)
+        return cls(**kw)
+
+    def to_row(self) -> dict:
+        """A row for :data:`TASK_FEATURES` (metadata is JSON text: its keys vary per benchmark)."""
+        d = self.to_dict()
+        d["metadata"] = json.dumps(self.metadata, sort_keys=True)
+        return d
+
+    @classmethod
+    def from_row(cls, row: dict) -> "Task":
+        d = dict(row)
+        meta = d.get("metadata") or "{}"
+        if isinstance(meta, str):
+            try:
+                d["metadata"] = json.loads(meta)
+            except json.JSONDecodeError as e:
+                raise RecordError(f"task {d.get('task_id', '?')!r}: metadata is not JSON ({e})") from None
+        return cls.from_dict(d)
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> "Task":
+        return cls.from_dict(json.loads(text))
+
+
+def render_description(description: str, indent: str) -> str:
+    """Indent every non-empty line but the first (the first sits after the prompt's own indent)."""
+    lines = description.split("\n")
+    return "\n".join([lines[0]] + [(indent + ln) if ln.strip() else ln for ln in lines[1:]])
+
+
+@dataclass
+class ExecResult:
+    """The outcome of running one program against one task's tests in the sandbox."""
+    task_id: str
+    status: str
+    passed: bool = False
+    failed_test: str = ""
+    stderr: str = ""
+    duration_s: float = 0.0
+    isolation: str = ""
+    benchmark: str = ""
+    sample_id: int = 0
+    outputs: list[str | None] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.status not in STATUSES:
+            raise RecordError(f"{self.task_id}: status must be one of {STATUSES}, got {self.status!r}")
+        self.passed = self.status == "passed"
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "ExecResult":
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in d.items() if k in known})
+
+
+DEFECTS = ("clean", "LV", "US", "SF")
+US_CATEGORIES = ("numeric_bound", "ordering", "input_precondition", "output_edge_case", "formula",
+                 "error_handling", "output_format")
+
+
+@dataclass
+class Op:
+    """One edit a mutator applied: ``span`` is the character range in the *original*
+    description (for renames: in the original prompt), ``before``/``after`` the texts."""
+    kind: str
+    category: str
+    span: tuple[int, int]
+    before: str
+    after: str
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["span"] = list(self.span)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Op":
+        try:
+            return cls(kind=str(d["kind"]), category=str(d.get("category", "")), span=tuple(d["span"]),
+                       before=str(d["before"]), after=str(d["after"]))
+        except (KeyError, TypeError) as e:
+            raise RecordError(f"op {str(d)[:80]!r} is missing {e}") from None
+
+
+@dataclass
+class Mutant:
+    """A task whose description carries one defect type. ``task`` is the mutated task
+    (description, prompt and, for LV renames, entry point / tests already updated);
+    ``original`` the clean one. The tests' meaning is unchanged by construction."""
+    original: Task
+    task: Task
+    defect: str
+    ops: list[Op] = field(default_factory=list)
+    engine: str = "rules"
+    seed: int = 0
+    judge: dict[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.defect not in DEFECTS:
+            raise RecordError(f"{self.task.task_id}: defect must be one of {DEFECTS}, got {self.defect!r}")
+
+    def to_dict(self) -> dict:
+        return {"original": self.original.to_dict(), "task": self.task.to_dict(), "defect": self.defect,
+                "ops": [o.to_dict() for o in self.ops], "engine": self.engine, "seed": self.seed,
+                "judge": dict(self.judge)}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Mutant":
+        return cls(original=Task.from_dict(d["original"]), task=Task.from_dict(d["task"]), defect=d["defect"],
+                   ops=[Op.from_dict(o) for o in d.get("ops") or []], engine=d.get("engine", "rules"),
+                   seed=int(d.get("seed", 0)), judge=dict(d.get("judge") or {}))
+
+
+# --------------------------------------------------------------------------- datasets schemas
+
+def _case_features():
+    from datasets import Value
+    return {"input": Value("string"), "output": Value("string"), "public": Value("bool")}
+
+
+def task_features():
+    """``datasets.Features`` of a :class:`Task` row (see :meth:`Task.to_row`)."""
+    from datasets import Features, List, Value
+    return Features({
+        "benchmark": Value("string"),
+        "task_id": Value("string"),
+        "description": Value("string"),
+        "prompt": Value("string"),
+        "entry_point": Value("string"),
+        "starter_code": Value("string"),
+        "test_kind": Value("string"),
+        "test_code": Value("string"),
+        "tests": List(_case_features()),
+        "examples": List(_case_features()),
+        "reference": Value("string"),
+        "atol": Value("float64"),
+        "description_span": List(Value("int64")),
+        "description_indent": Value("string"),
+        "metadata": Value("string"),
+    })
+
+
+def exec_result_features():
+    from datasets import Features, List, Value
+    return Features({
+        "task_id": Value("string"), "status": Value("string"), "passed": Value("bool"),
+        "failed_test": Value("string"), "stderr": Value("string"), "duration_s": Value("float64"),
+        "isolation": Value("string"), "benchmark": Value("string"), "sample_id": Value("int64"),
+        "outputs": List(Value("string")),
+    })
+
+
+def tasks_to_dataset(tasks):
+    """A ``datasets.Dataset`` of tasks with :func:`task_features`."""
+    from datasets import Dataset
+    return Dataset.from_list([t.to_row() for t in tasks], features=task_features())
+
+
+def tasks_from_dataset(ds) -> list[Task]:
+    return [Task.from_row(r) for r in ds]
