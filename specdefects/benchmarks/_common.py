@@ -1,0 +1,306 @@
+"""Shared plumbing of the benchmark loaders: where rows come from, how a malformed
+row is reported, and small parsing helpers.
+
+Every loader turns *rows* (plain dicts in the upstream schema) into
+:class:`~specdefects.records.Task` objects with one conversion function, whatever
+the rows came from: the Hub (``datasets.load_dataset`` / ``hf_hub_download``), a
+local jsonl(.gz) file read line by line, or a local parquet/json file read by
+``datasets.load_dataset("parquet"|"json", data_files=...)`` (the same parser the
+Hub path uses).
+"""
+
+from __future__ import annotations
+
+import ast
+import gzip
+import json
+import os
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+from ..records import RecordError
+
+DATA_SUFFIXES = (".jsonl", ".jsonl.gz", ".json", ".json.gz", ".parquet")
+
+
+@dataclass
+class Row:
+    """One upstream row and where it came from (for error messages)."""
+    data: Any
+    where: str  # e.g. "line 12 of mbpp.jsonl" or "row 3 of openai/openai_humaneval[test]"
+    origin: str = ""  # file name or Hub id the row came from
+
+
+def row_error(benchmark: str, row: Row, what: str, task_id: Any = None) -> RecordError:
+    """A ``RecordError`` naming the benchmark, the row (task id and position) and what is wrong."""
+    if task_id is None and isinstance(row.data, dict):
+        task_id = row.data.get("task_id", row.data.get("question_id"))
+    ident = f"task {task_id!r} ({row.where})" if task_id not in (None, "") else row.where
+    return RecordError(f"{benchmark}: {ident}: {what}")
+
+
+def require(benchmark: str, row: Row, fields: dict[str, type | tuple[type, ...]],
+            task_id: Any = None) -> dict:
+    """Check that ``row.data`` is a dict holding ``fields`` with the given types; return it."""
+    d = row.data
+    if not isinstance(d, dict):
+        raise row_error(benchmark, row, f"row must be a JSON object, got {type(d).__name__}", task_id)
+    missing = [k for k in fields if k not in d]
+    if missing:
+        raise row_error(benchmark, row, f"missing field(s) {', '.join(missing)}", task_id)
+    for k, t in fields.items():
+        v = d[k]
+        if not isinstance(v, t) or (isinstance(v, bool) and bool not in _as_tuple(t)):
+            names = "/".join(x.__name__ for x in _as_tuple(t))
+            raise row_error(benchmark, row, f"field {k!r} must be {names}, got {type(v).__name__}", task_id)
+    return d
+
+
+def require_str_list(benchmark: str, row: Row, key: str, task_id: Any = None) -> list[str]:
+    v = row.data.get(key)
+    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+        raise row_error(benchmark, row, f"field {key!r} must be a list of strings, got {_short(v)}", task_id)
+    return v
+
+
+def _as_tuple(t):
+    return t if isinstance(t, tuple) else (t,)
+
+
+def _short(v: Any) -> str:
+    s = repr(v)
+    return s if len(s) <= 60 else s[:57] + "..."
+
+
+# --------------------------------------------------------------------------- sources
+
+def is_local(source: Any) -> bool:
+    """True when ``source`` names an existing file or folder.
+
+    A string that does not exist but plainly is a path (absolute, ``./``, ``~``,
+    or ending in a data-file suffix) raises ``FileNotFoundError`` instead of being
+    mistaken for a Hub id."""
+    if isinstance(source, os.PathLike):
+        p = Path(source).expanduser()
+        if not p.exists():
+            raise FileNotFoundError(f"no such file or folder: {p}")
+        return True
+    if not isinstance(source, str) or not source:
+        raise TypeError(f"source must be None, a path or a Hub dataset id, got {source!r}")
+    p = Path(source).expanduser()
+    if p.exists():
+        return True
+    if (source.startswith(("/", "./", "../", "~")) or source.lower().endswith(DATA_SUFFIXES)
+            or source.count("/") != 1):
+        raise FileNotFoundError(f"no such file or folder: {source} (and it is not a Hub id 'owner/name')")
+    return False
+
+
+def find_data_files(folder: Path, preferred: Iterable[str] = ()) -> list[Path]:
+    """Data files in ``folder``: the first of ``preferred`` names that exists (searched
+    recursively), else every jsonl/json/parquet file below it, sorted."""
+    for name in preferred:
+        direct = folder / name
+        if direct.is_file():
+            return [direct]
+        found = sorted(folder.rglob(name))
+        if found:
+            return [found[0]]
+    files = sorted(p for p in folder.rglob("*") if p.is_file() and p.name.lower().endswith(DATA_SUFFIXES)
+                   and not any(part.startswith(".") for part in p.relative_to(folder).parts))
+    if not files:
+        raise FileNotFoundError(f"no data files ({', '.join(DATA_SUFFIXES)}) under {folder}")
+    return files
+
+
+def read_local(path: str | os.PathLike, preferred: Iterable[str] = ()) -> list[Row]:
+    """Rows of a local file or folder (see :func:`find_data_files`)."""
+    p = Path(path).expanduser()
+    files = find_data_files(p, preferred) if p.is_dir() else [p]
+    rows: list[Row] = []
+    for f in files:
+        rows.extend(read_file(f))
+    return rows
+
+
+def read_file(path: Path) -> Iterator[Row]:
+    name = path.name.lower()
+    if name.endswith((".jsonl", ".jsonl.gz")):
+        yield from read_jsonl(path)
+    elif name.endswith((".json", ".json.gz")):
+        opener = gzip.open if name.endswith(".gz") else open
+        with opener(path, "rt", encoding="utf-8") as fh:
+            try:
+                data = json.load(fh)
+            except json.JSONDecodeError as e:
+                raise RecordError(f"{path.name}: not valid JSON ({e})") from None
+        if isinstance(data, dict):  # {"task_id": row, ...} as some releases ship
+            data = list(data.values())
+        if not isinstance(data, list):
+            raise RecordError(f"{path.name}: a JSON file must hold a list of rows")
+        for i, r in enumerate(data):
+            yield Row(r, f"item {i} of {path.name}", path.name)
+    elif name.endswith(".parquet"):
+        yield from rows_of_dataset(load_dataset("parquet", data_files=str(path), split="train"), path.name)
+    else:
+        raise RecordError(f"{path}: unknown data file type (expected one of {', '.join(DATA_SUFFIXES)})")
+
+
+def read_jsonl(path: Path) -> Iterator[Row]:
+    """Rows of a jsonl(.gz) file, read line by line so errors name the line."""
+    opener = gzip.open if path.name.lower().endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as fh:
+        for n, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            where = f"line {n} of {path.name}"
+            try:
+                data = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise RecordError(f"{path.name}: {where}: not valid JSON ({e.msg} at column {e.colno})") from None
+            yield Row(data, where, path.name)
+
+
+def rows_of_dataset(ds, label: str) -> Iterator[Row]:
+    for i, r in enumerate(ds):
+        yield Row(dict(r), f"row {i} of {label}", label)
+
+
+# --------------------------------------------------------------------------- Hub
+
+def load_dataset(*args, **kwargs):
+    """``datasets.load_dataset`` looked up at call time (tests monkeypatch it)."""
+    import datasets
+    return datasets.load_dataset(*args, **kwargs)
+
+
+def hub_rows(repo_id: str, split: str, revision: str | None = None, name: str | None = None) -> list[Row]:
+    """Rows of one split of a Hub dataset, loaded with ``datasets.load_dataset`` at ``revision``."""
+    kwargs: dict[str, Any] = {"split": split, "revision": revision}
+    if name is not None:
+        kwargs["name"] = name
+    ds = load_dataset(repo_id, **kwargs)
+    label = f"{repo_id}[{name + '/' if name else ''}{split}]"
+    return list(rows_of_dataset(ds, label))
+
+
+def hub_file(repo_id: str, filename: str, revision: str | None = None) -> Path:
+    """A file of a Hub dataset repo, downloaded (and cached) with ``huggingface_hub.hf_hub_download``."""
+    import huggingface_hub
+    return Path(huggingface_hub.hf_hub_download(repo_id, filename, repo_type="dataset", revision=revision))
+
+
+# --------------------------------------------------------------------------- Python source helpers
+
+def parse_python(code: str, mode: str = "exec") -> ast.AST:
+    """``ast.parse`` without the SyntaxWarnings old data triggers (invalid escapes ...)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return ast.parse(code, mode=mode)
+
+
+def char_offset(text: str, lineno: int, col_bytes: int, line_starts: list[int] | None = None) -> int:
+    """Character offset in ``text`` of an ``ast`` position (1-based line, UTF-8 byte column)."""
+    starts = line_starts if line_starts is not None else line_start_offsets(text)
+    start = starts[lineno - 1]
+    end = starts[lineno] if lineno < len(starts) else len(text)
+    line = text[start:end]
+    return start + len(line.encode("utf-8")[:col_bytes].decode("utf-8", errors="ignore"))
+
+
+def line_start_offsets(text: str) -> list[int]:
+    starts = [0]
+    for i, ch in enumerate(text):
+        if ch == "\n":
+            starts.append(i + 1)
+    return starts
+
+
+def matching_paren(text: str, open_idx: int) -> int:
+    """Index of the bracket closing the one at ``open_idx`` (strings respected), or -1."""
+    pairs = {"(": ")", "[": "]", "{": "}"}
+    stack: list[str] = []
+    i, quote = open_idx, ""
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 2
+                continue
+            if ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch in pairs:
+            stack.append(pairs[ch])
+        elif ch in ")]}":
+            if not stack or stack.pop() != ch:
+                return -1
+            if not stack:
+                return i
+        i += 1
+    return -1
+
+
+def split_assert(line: str) -> tuple[str, str] | None:
+    """``assert CALL == EXPECTED`` -> (CALL text, EXPECTED text); None for any other shape."""
+    try:
+        tree = parse_python(line.strip())
+    except SyntaxError:
+        return None
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Assert):
+        return None
+    test = tree.body[0].test
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)
+            and isinstance(test.left, ast.Call)):
+        return None
+    src = line.strip()
+    call = ast.get_source_segment(src, test.left)
+    expected = ast.get_source_segment(src, test.comparators[0])
+    if call is None or expected is None:
+        return None
+    return call, expected
+
+
+def called_names(code: str) -> list[str]:
+    """Names of plain-name calls in ``code``, in source order (empty if it does not parse)."""
+    try:
+        tree = parse_python(code)
+    except SyntaxError:
+        return []
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
+    calls.sort(key=lambda n: (n.lineno, n.col_offset))
+    return [c.func.id for c in calls]
+
+
+def defined_functions(code: str) -> list[str]:
+    """Top-level ``def`` and ``class`` names of ``code`` in order (regex fallback if it does not parse)."""
+    try:
+        tree = parse_python(code)
+    except SyntaxError:
+        import re
+        return re.findall(r"^(?:def|class)\s+([A-Za-z_]\w*)", code, flags=re.M)
+    return [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+
+
+def literal_assignment(code: str, name: str, inside: str | None = None) -> str | None:
+    """Source text of the value of ``name = ...`` at top level of ``code`` (or of function
+    ``inside``); None when absent or when ``code`` does not parse."""
+    try:
+        tree = parse_python(code)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    body = tree.body
+    if inside is not None:
+        fn = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == inside), None)
+        if fn is None:
+            return None
+        body = fn.body
+    for node in body:
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name) and node.targets[0].id == name):
+            return ast.get_source_segment(code, node.value)
+    return None

@@ -1,0 +1,128 @@
+"""MBPP (Austin et al., 2021), the full set: 974 crowd-sourced Python problems.
+
+Sources
+-------
+* ``None`` (default) or a Hub id: ``google-research-datasets/mbpp`` config ``full``; its
+  splits train/test/validation/prompt are combined and sorted by ``task_id``.
+* a local path: ``mbpp.jsonl`` as released in google-research/google-research (or any
+  jsonl/json/parquet file(s) in that schema, or a folder holding them).
+
+Mapping: ``description`` = ``text``; the prompt is the text followed by the tests
+(``"\\nYour code should pass these tests:\\n\\n" + "\\n".join(test_list) + "\\n"``);
+``entry_point`` = the function called in the first assert (else the reference's first
+``def``); ``test_code`` = ``test_setup_code + "\\n" + "\\n".join(test_list)``;
+``challenge_test_list`` is kept in ``metadata``.
+
+``examples`` (public): one per assert of ``test_list``. An assert of the shape
+``assert CALL == EXPECTED`` becomes ``TestCase(input=CALL, output=EXPECTED)`` (both
+Python source text, like HumanEval's examples); any other assert (``math.isclose``,
+``set(...) ==``, ...) is kept whole as ``TestCase(input=ASSERT_LINE, output=None)``.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+from ..records import Task, TestCase
+from ._common import Row, called_names, defined_functions, hub_rows, is_local, read_local, require, \
+    require_str_list, row_error, split_assert
+
+NAME = "mbpp"
+HUB_ID = "google-research-datasets/mbpp"
+HUB_CONFIG = "full"
+HUB_SPLITS = ("train", "test", "validation", "prompt")
+DEFAULT_REVISION: str | None = None  # main; pass revision=... to pin a commit
+
+ROW_FIELDS = {"task_id": int, "text": str, "code": str, "test_setup_code": str, "test_list": list}
+TESTS_HEADER = "\nYour code should pass these tests:\n\n"
+
+
+def load(source: Any = None, *, revision: str | None = DEFAULT_REVISION, config: str = HUB_CONFIG,
+         splits: tuple[str, ...] = HUB_SPLITS) -> list[Task]:
+    """MBPP tasks sorted by task id (974 for the full set)."""
+    if source is None:
+        source = HUB_ID
+    if is_local(source):
+        rows, label = read_local(source, preferred=("mbpp.jsonl", "mbpp.jsonl.gz")), str(source)
+    else:
+        rows = []
+        for split in splits:
+            rows.extend(hub_rows(str(source), split=split, revision=revision, name=config))
+        label = f"hub:{source}" + (f"@{revision}" if revision else "")
+    tasks = [convert_row(r, label) for r in rows]
+    tasks.sort(key=lambda t: int(t.task_id))
+    _check_unique(tasks)
+    return tasks
+
+
+def convert_row(row: Row, source_label: str = "") -> Task:
+    d = require(NAME, row, ROW_FIELDS)
+    tests = require_str_list(NAME, row, "test_list")
+    challenge = d.get("challenge_test_list") or []
+    if not isinstance(challenge, list) or not all(isinstance(x, str) for x in challenge):
+        raise row_error(NAME, row, "field 'challenge_test_list' must be a list of strings")
+    if not tests:
+        raise row_error(NAME, row, "field 'test_list' is empty")
+    text, code = d["text"], d["code"]
+    entry = entry_point_of(tests, code)
+    if not entry:
+        raise row_error(NAME, row, "cannot find the entry point (no call in the first assert, no def in code)")
+    prompt = mbpp_prompt(text, tests)
+    return Task(
+        benchmark=NAME,
+        task_id=str(d["task_id"]),
+        description=text,
+        prompt=prompt,
+        entry_point=entry,
+        starter_code="",
+        test_kind="function",
+        test_code=d["test_setup_code"] + "\n" + "\n".join(tests),
+        reference=code,
+        description_span=(0, len(text)),
+        description_indent="",
+        examples=assert_examples(tests),
+        metadata={"source": source_label, "challenge_test_list": challenge,
+                  "test_setup_code": d["test_setup_code"]},
+    )
+
+
+def mbpp_prompt(text: str, tests: list[str]) -> str:
+    return text + TESTS_HEADER + "\n".join(tests) + "\n"
+
+
+_BUILTINS = set(dir(builtins))
+
+
+def entry_point_of(tests: list[str], code: str) -> str:
+    """The function the first assert calls: the first called name that ``code`` defines, else the
+    first non-builtin called name, else the first ``def`` of ``code``."""
+    defined = defined_functions(code)
+    names = called_names(tests[0]) if tests else []
+    for n in names:
+        if n in defined:
+            return n
+    for n in names:
+        if n not in _BUILTINS:
+            return n
+    return defined[0] if defined else ""
+
+
+def assert_examples(tests: list[str]) -> list[TestCase]:
+    out = []
+    for line in tests:
+        parts = split_assert(line)
+        if parts is None:
+            out.append(TestCase(input=line.strip(), output=None, public=True))
+        else:
+            out.append(TestCase(input=parts[0], output=parts[1], public=True))
+    return out
+
+
+def _check_unique(tasks: list[Task]) -> None:
+    seen: set[str] = set()
+    for t in tasks:
+        if t.task_id in seen:
+            from ..records import RecordError
+            raise RecordError(f"{t.benchmark}: task {t.task_id!r} appears more than once")
+        seen.add(t.task_id)
