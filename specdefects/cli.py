@@ -29,7 +29,7 @@ def _limits(args):
     if args.timeout is not None:
         if args.timeout <= 0:
             raise UsageError("--timeout must be positive")
-        limits = Limits(program_timeout_s=args.timeout, test_timeout_s=args.timeout)
+        limits = Limits(timeout_s=args.timeout, test_timeout_s=args.timeout)
     return limits
 
 

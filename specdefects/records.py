@@ -15,8 +15,14 @@ from __future__ import annotations
 import ast
 import json
 import math
+import sys
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
+
+# EvalPlus test values include integers of more than 4,300 digits, which Python's default
+# int<->str cap refuses to parse or print; our literals are data, never evaluated code.
+if hasattr(sys, "set_int_max_str_digits"):
+    sys.set_int_max_str_digits(0)
 
 TEST_KINDS = ("function", "stdin")
 STATUSES = ("passed", "failed", "timeout", "error", "memory")
@@ -34,6 +40,8 @@ def encode_value(value: Any) -> str:
 
 
 def _encode(v: Any) -> str:
+    if type(v) is int and v.bit_length() > 4096:
+        return hex(v)  # decimal conversion of huge ints is quadratic; hex is linear
     if isinstance(v, bool) or v is None or isinstance(v, (int, str, bytes)):
         return repr(v)
     if isinstance(v, float):

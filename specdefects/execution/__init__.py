@@ -1,0 +1,20 @@
+"""Execution: code extraction from completions, the sandbox (provider interface with
+bubblewrap and rlimit-only providers) and the test runners.
+
+>>> from specdefects.execution import run_program, run_batch, extract_code
+>>> result = run_program(task, extract_code(completion, task.entry_point, task.prompt))
+>>> result.status, result.isolation
+
+Design and trust model: see ``sandbox`` (isolation) and ``runner`` (how tests are
+judged) module docs.
+"""
+
+from .extract import extract_code
+from .runner import (check_references, fill_expected, run_batch, run_program, stdout_matches,
+                     values_equal)
+from .sandbox import (BwrapSandbox, Limits, ProgramResult, RlimitSandbox, Sandbox, SandboxError,
+                      bwrap_available, get_sandbox)
+
+__all__ = ["extract_code", "run_program", "run_batch", "check_references", "fill_expected", "values_equal",
+           "stdout_matches", "Sandbox", "BwrapSandbox", "RlimitSandbox", "Limits", "ProgramResult",
+           "SandboxError", "get_sandbox", "bwrap_available"]

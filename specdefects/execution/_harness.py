@@ -1,0 +1,317 @@
+"""Function-test harness: the program the sandbox runs for a function-call task.
+
+Stdlib only; runs inside the sandbox as ``__main__``.  It reads a JSON payload from
+stdin (the nonce first, before any candidate code runs), replaces stdin by an empty
+stream, runs the candidate program, then
+
+* ``cases``: calls the entry point (or ``Solution().<entry_point>``) on each decoded
+  argument list and reports the return value as *Python literal text* (exact builtin
+  types only: an object with a forged ``__eq__`` cannot be reported, so it fails);
+  the comparison with the expected value is done by the parent, not here;
+* ``test_code``: runs the assert-style test in a copy of the candidate's globals where
+  the entry point is wrapped so that a return value not made only of builtin plain
+  types fails, with builtins (and a few stdlib modules) restored to their state
+  before the candidate ran.
+
+Everything is reported on fd 3 as JSON lines; the last one, ``{"done": nonce}``, is
+written only when the harness itself got to the end.  ``sys.exit``/``os._exit`` in
+the candidate therefore cannot pass.  (A candidate that deliberately searches the
+interpreter's memory for the nonce is outside what an in-process check can stop.)
+"""
+import ast as _ast
+import builtins as _builtins
+import json as _json
+import os as _os
+import sys as _sys
+import traceback as _traceback
+
+# EvalPlus inputs and outputs include integers of more than 4,300 digits; the default
+# cap on int<->str conversion would turn correct programs into errors.
+if hasattr(_sys, "set_int_max_str_digits"):
+    _sys.set_int_max_str_digits(0)
+
+
+def _make():
+    payload = _json.loads(_sys.stdin.read())
+    nonce = payload.pop("nonce")
+    dn = _os.open(_os.devnull, _os.O_RDONLY)
+    _os.dup2(dn, 0)
+    _os.close(dn)
+    rep = open(3, "w", encoding="utf-8", closefd=False)
+    write, flush, dumps = rep.write, rep.flush, _json.dumps
+
+    def emit(obj):
+        write(dumps(obj) + "\n")
+        flush()
+
+    def done():
+        emit({"done": nonce})
+
+    return payload, emit, done
+
+
+_PAYLOAD, _emit, _done = _make()
+del _make
+
+# ----------------------------------------------------------------- literal values
+_PLAIN_SCALARS = (int, float, str, bool, type(None), bytes, complex)
+
+
+def _encode(v, depth=0):
+    t = type(v)
+    if depth > 200:
+        raise TypeError("value nested too deeply")
+    if t is int and v.bit_length() > 4096:
+        return hex(v)  # decimal conversion of huge ints is quadratic; hex is linear
+    if t is bool or v is None or t is int or t is str or t is bytes:
+        return repr(v)
+    if t is float:
+        if v != v:
+            return "float('nan')"
+        if v in (float("inf"), float("-inf")):
+            return "float('inf')" if v > 0 else "float('-inf')"
+        return repr(v)
+    if t is complex:
+        return "complex(%s, %s)" % (_encode(v.real, depth + 1), _encode(v.imag, depth + 1))
+    if t is list:
+        return "[" + ", ".join(_encode(x, depth + 1) for x in v) + "]"
+    if t is tuple:
+        inner = ", ".join(_encode(x, depth + 1) for x in v)
+        return "(%s,)" % inner if len(v) == 1 else "(%s)" % inner
+    if t is set or t is frozenset:
+        if not v:
+            return "set()" if t is set else "frozenset()"
+        body = "{" + ", ".join(sorted(_encode(x, depth + 1) for x in v)) + "}"
+        return body if t is set else "frozenset(%s)" % body
+    if t is dict or t in _DICTS:  # stdlib dict subclasses (defaultdict, Counter...) compare as dicts
+        return "{" + ", ".join("%s: %s" % (_encode(k, depth + 1), _encode(x, depth + 1)) for k, x in v.items()) + "}"
+    raise TypeError("return value of type %s is not a plain builtin value" % t.__name__)
+
+
+import collections as _collections  # noqa: E402
+import decimal as _decimal  # noqa: E402
+import fractions as _fractions  # noqa: E402
+
+# type objects captured before the candidate runs: identity checks, so a candidate class
+# that merely claims ``__module__ = "collections"`` is still refused
+_DICTS = (dict, _collections.defaultdict, _collections.OrderedDict, _collections.Counter)
+_SEQS = (list, tuple, set, frozenset, _collections.deque)
+_SCALARS = _PLAIN_SCALARS + (_fractions.Fraction, _decimal.Decimal, range)
+_ITERS = tuple({type(x) for x in (map(int, ()), filter(None, ()), zip(), enumerate(()), reversed([]), iter([]),
+                                  iter(()), (i for i in ()), iter(range(0)), iter({}), iter(set()), iter(""),
+                                  {}.keys(), {}.values(), {}.items())})
+
+
+def _plain(v, depth=0):
+    t = type(v)
+    if t in _SCALARS:
+        return True
+    if depth > 200:
+        return False
+    if t in _SEQS:
+        return all(_plain(x, depth + 1) for x in v)
+    if t in _DICTS:
+        return all(_plain(k, depth + 1) and _plain(x, depth + 1) for k, x in v.items())
+    return False
+
+
+def _checked_iter(it, violations):
+    for x in it:
+        if not _plain(x):
+            violations.append(type(x).__name__)
+            raise AssertionError("entry point yielded a non-plain %s" % type(x).__name__)
+        yield x
+
+
+_SAFE_CALLS = {"float", "complex", "set", "frozenset"}
+
+
+def _decode(node):
+    """Same grammar as specdefects.records.decode_value (copied: no imports in here)."""
+    if isinstance(node, _ast.Constant):
+        return node.value
+    if isinstance(node, _ast.UnaryOp) and isinstance(node.op, (_ast.USub, _ast.UAdd)):
+        v = _decode(node.operand)
+        if not isinstance(v, (int, float, complex)) or isinstance(v, bool):
+            raise ValueError("bad unary operand")
+        return -v if isinstance(node.op, _ast.USub) else +v
+    if isinstance(node, _ast.BinOp) and isinstance(node.op, (_ast.Add, _ast.Sub)):
+        left, right = _decode(node.left), _decode(node.right)
+        if isinstance(right, complex) and isinstance(left, (int, float)):
+            return left + right if isinstance(node.op, _ast.Add) else left - right
+        raise ValueError("arithmetic is not a literal")
+    if isinstance(node, _ast.List):
+        return [_decode(x) for x in node.elts]
+    if isinstance(node, _ast.Tuple):
+        return tuple(_decode(x) for x in node.elts)
+    if isinstance(node, _ast.Set):
+        return {_decode(x) for x in node.elts}
+    if isinstance(node, _ast.Dict):
+        if any(k is None for k in node.keys):
+            raise ValueError("dict unpacking is not a literal")
+        return {_decode(k): _decode(v) for k, v in zip(node.keys, node.values)}
+    if (isinstance(node, _ast.Call) and isinstance(node.func, _ast.Name)
+            and node.func.id in _SAFE_CALLS and not node.keywords):
+        args = [_decode(a) for a in node.args]
+        name = node.func.id
+        if name == "float" and len(args) == 1 and isinstance(args[0], str):
+            return float(args[0])
+        if name == "complex" and len(args) == 2:
+            return complex(*args)
+        if name in ("set", "frozenset") and len(args) <= 1:
+            if name == "set":
+                return set(args[0]) if args else set()
+            return frozenset(args[0]) if args else frozenset()
+    raise ValueError("not a plain literal: %s" % type(node).__name__)
+
+
+def _decode_text(text):
+    return _decode(_ast.parse(text.strip(), mode="eval").body)
+
+
+def _short_exc(e):
+    s = "%s: %s" % (type(e).__name__, e)
+    return s[:300]
+
+
+# ----------------------------------------------------------------- snapshots
+_RESTORE_MODULES = ("builtins", "math", "operator", "functools", "itertools", "collections", "re", "string",
+                    "sys", "os", "copy", "heapq", "json", "random", "statistics", "typing")
+
+
+def _snapshot():
+    snap = {}
+    for name in _RESTORE_MODULES:
+        m = _sys.modules.get(name)
+        if m is not None:
+            snap[name] = (m, dict(m.__dict__))
+    return snap, dict(_sys.modules)
+
+
+def _restore(snaps):
+    snap, mods = snaps
+    for name, (m, d) in snap.items():
+        md = m.__dict__
+        for k, v in d.items():
+            if md.get(k, _restore) is not v:
+                try:
+                    setattr(m, k, v)
+                except Exception:
+                    pass
+        for k in [k for k in md if k not in d and type(md[k]) is not type(_sys)]:
+            try:
+                delattr(m, k)
+            except Exception:
+                pass
+    for k, v in mods.items():
+        if _sys.modules.get(k) is not v:
+            _sys.modules[k] = v
+    _sys.settrace(None)
+    _sys.setprofile(None)
+
+
+def _failed_line(tb, source, filename):
+    lines = source.splitlines()
+    lineno = None
+    for fr, ln in _traceback.walk_tb(tb):
+        if fr.f_code.co_filename == filename:
+            lineno = ln
+    if lineno is None or not (1 <= lineno <= len(lines)):
+        return ""
+    return lines[lineno - 1].strip()[:300]
+
+
+# ----------------------------------------------------------------- main
+def _main():
+    P = _PAYLOAD
+    ep = P.get("entry_point") or ""
+    snaps = _snapshot()
+    cand = {"__name__": "__candidate__", "__builtins__": _builtins}
+    try:
+        code = compile(P["program"], "solution.py", "exec", dont_inherit=True)
+    except BaseException as e:
+        _emit({"load_error": _short_exc(e), "kind": "syntax"})
+        return
+    try:
+        exec(code, cand)  # sandbox-ok: runs inside the sandbox child
+    except SystemExit as e:
+        _emit({"load_error": "program exited (SystemExit %r) before the tests ran" % (e.code,), "kind": "exit"})
+        return
+    except BaseException as e:
+        _emit({"load_error": _short_exc(e), "kind": "exception"})
+        return
+    _restore(snaps)
+
+    cases = P.get("cases") or []
+    if cases:
+        fn = cand.get(ep) if ep else None
+        use_class = not callable(fn) and isinstance(cand.get("Solution"), type) and hasattr(cand["Solution"], ep)
+        if not callable(fn) and not use_class:
+            _emit({"load_error": "entry point %r is not defined" % ep, "kind": "missing"})
+            return
+        for i, text in enumerate(cases):
+            try:
+                args = _decode_text(text)
+            except BaseException as e:
+                _emit({"i": i, "error": "bad test input: " + _short_exc(e), "harness": True})
+                continue
+            if not isinstance(args, (list, tuple)):
+                args = [args]
+            try:
+                f = getattr(cand["Solution"](), ep) if use_class else fn
+                out = f(*args)
+                _restore(snaps)
+                enc = _encode(out)
+            except BaseException as e:
+                _restore(snaps)
+                _emit({"i": i, "error": _short_exc(e), "memory": isinstance(e, MemoryError)})
+                continue
+            _emit({"i": i, "out": enc})
+
+    test_code = P.get("test_code") or ""
+    if test_code.strip():
+        violations = []
+        tg = dict(cand)
+        tg["__name__"] = "__test__"
+        tg["__builtins__"] = _builtins
+        target = cand.get(ep) if ep else None
+        if callable(target):
+            def _guarded(*a, **k):
+                r = target(*a, **k)
+                if type(r) in _ITERS:
+                    return _checked_iter(r, violations)
+                if not _plain(r):
+                    violations.append(type(r).__name__)
+                    raise AssertionError("entry point returned a non-plain %s" % type(r).__name__)
+                return r
+            tg[ep] = _guarded
+        try:
+            tcode = compile(test_code, "test.py", "exec", dont_inherit=True)
+        except BaseException as e:
+            _emit({"test_error": "test code does not compile: " + _short_exc(e), "harness": True})
+            return
+        try:
+            exec(tcode, tg)  # sandbox-ok: runs inside the sandbox child
+        except AssertionError as e:
+            _restore(snaps)
+            line = _failed_line(e.__traceback__, test_code, "test.py")
+            if violations:
+                line = "entry point returned a non-plain %s" % violations[0]
+            _emit({"assert_failed": line or _short_exc(e)})
+            return
+        except SystemExit as e:
+            _emit({"test_error": "exited (SystemExit %r) during the tests" % (e.code,)})
+            return
+        except BaseException as e:
+            _restore(snaps)
+            _emit({"test_error": _short_exc(e), "line": _failed_line(e.__traceback__, test_code, "test.py"),
+                   "memory": isinstance(e, MemoryError)})
+            return
+        _restore(snaps)
+        if violations:
+            _emit({"assert_failed": "entry point returned a non-plain %s" % violations[0]})
+            return
+    _done()
+
+
+_main()

@@ -1,0 +1,186 @@
+"""Hostile programs, run in one batch together with a good program that must still pass.
+
+Each attack program would *pass* its test only if the attack worked, so a non-passed
+status means the attack was contained; the host side is checked as well (files,
+listener, leftover processes).  Run under every provider that works here; the
+network attack is expected to succeed under the rlimit-only provider (xfail there).
+"""
+
+import os
+import socket
+import threading
+import time
+import uuid
+
+import pytest
+
+from specdefects.execution import Limits, run_batch, run_program
+from specdefects.execution.sandbox import BwrapSandbox, RlimitSandbox, bwrap_available
+from specdefects.records import Task
+
+BWRAP_OK, BWRAP_WHY = bwrap_available()
+LIMITS = Limits(timeout_s=3, test_timeout_s=3, fsize_bytes=16 << 20)
+TAG = uuid.uuid4().hex[:10]
+SLEEP_MARK = 4000 + int(TAG[:4], 16) % 1000
+
+
+def _task(name, test_code="assert f(1) == 2\n"):
+    return Task(benchmark="hostile", task_id=name, description="", prompt="", entry_point="f", test_code=test_code)
+
+
+GOOD = "def f(x):\n    return x + 1\n"
+
+
+def attacks(port):
+    targets = [f"/work/main/PWNED_{TAG}", f"/etc/pwned_{TAG}", f"/root/pwned_{TAG}", f"/pwned_{TAG}"]
+    return {
+        "fork_bomb": "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n" + GOOD,
+        "infinite_loop": "def f(x):\n    while True:\n        pass\n",
+        "alloc_10gb": "buf = bytearray(10 * 1024 ** 3)\n" + GOOD,
+        "write_outside": (
+            "ok = False\n"
+            f"for p in {targets!r}:\n"
+            "    try:\n        open(p, 'w').write('x')\n        ok = True\n    except OSError:\n        pass\n"
+            "def f(x):\n    return 2 if ok else 0\n"),
+        "read_env_token": (
+            "import os, glob\nseen = 'secret' in str(dict(os.environ))\n"
+            "for p in glob.glob('/proc/*/environ'):\n"
+            "    try:\n        seen = seen or b'secret' in open(p, 'rb').read()\n    except OSError:\n        pass\n"
+            "def f(x):\n    return 2 if seen else 0\n"),
+        "network": (
+            "import socket\nok = False\ntry:\n"
+            f"    s = socket.create_connection(('127.0.0.1', {port}), timeout=1)\n    s.sendall(b'hi')\n    ok = True\n"
+            "except OSError:\n    pass\ndef f(x):\n    return 2 if ok else 0\n"),
+        "kill_parent": "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n" + GOOD,
+        "killpg_parent": "import os, signal\nos.killpg(os.getpgid(os.getppid()), signal.SIGKILL)\n" + GOOD,
+        "kill_everything": "import os, signal\nos.kill(-1, signal.SIGKILL)\n" + GOOD,
+        "print_1gb": "import sys\nchunk = 'x' * (1 << 20)\nfor _ in range(1024):\n    sys.stdout.write(chunk)\n" + GOOD,
+        "sys_exit_before_asserts": "import sys\n" + GOOD + "sys.exit(0)\n",
+        "os_exit_before_asserts": "import os\n" + GOOD + "os._exit(0)\n",
+        "os_exit_in_entry_point": "import os\ndef f(x):\n    os._exit(0)\n",
+        "system_exit_in_entry_point": "def f(x):\n    raise SystemExit(0)\n",
+        "forged_eq": ("class Any:\n    def __eq__(self, other):\n        return True\n    __hash__ = None\n"
+                      "def f(x):\n    return Any()\n"),
+        "int_subclass_eq": "class I(int):\n    def __eq__(self, o):\n        return True\ndef f(x):\n    return I(0)\n",
+        "redefine_check": "def check(candidate):\n    pass\ndef f(x):\n    return 0\n",
+        "patch_builtins": ("import builtins\nbuiltins.abs = lambda v: 0\nbuiltins.AssertionError = None\n"
+                           "def f(x):\n    return 0.0\n"),
+        "forge_done_record": ("import os\nos.write(3, b'{\"done\": \"00000000000000000000000000000000\"}\\n')\n"
+                              "os._exit(0)\n"),
+        "detached_sleeper": (f"import subprocess\nsubprocess.Popen(['/bin/sleep', '{SLEEP_MARK}'], "
+                             "start_new_session=True, stdout=subprocess.DEVNULL)\ndef f(x):\n    return 0\n"),
+    }
+
+
+TEST_CODE = {
+    "patch_builtins": "assert abs(f(1) - 2.0) < 1e-6\n",
+    "redefine_check": "def check(candidate):\n    assert candidate(1) == 2\ncheck(f)\n",
+}
+
+PROVIDERS = [pytest.param("bwrap", marks=pytest.mark.skipif(not BWRAP_OK, reason=f"bubblewrap unusable: {BWRAP_WHY}")),
+             "rlimit"]
+
+
+@pytest.fixture(params=PROVIDERS)
+def sandbox(request, monkeypatch):
+    monkeypatch.setenv("HF_TOKEN", "secret")       # the parent holds a token...
+    monkeypatch.setenv("MY_API_KEY", "secret")
+    if request.param == "bwrap":
+        sb = BwrapSandbox(max_slots=2)
+    else:
+        sb = RlimitSandbox(max_slots=2, quiet=True)
+    yield sb
+    sb.close()
+
+
+@pytest.fixture
+def listener():
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(8)
+    srv.settimeout(0.2)
+    got = []
+    stop = threading.Event()
+
+    def serve():
+        while not stop.is_set():
+            try:
+                c, _ = srv.accept()
+                got.append(c.recv(10))
+                c.close()
+            except OSError:
+                continue
+    th = threading.Thread(target=serve, daemon=True)
+    th.start()
+    yield srv.getsockname()[1], got
+    stop.set()
+    th.join(2)
+    srv.close()
+
+
+def _sleepers():
+    found = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                cmd = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")
+            except OSError:
+                continue
+            if cmd[:2] == [b"/bin/sleep", str(SLEEP_MARK).encode()]:
+                found.append(pid)
+    return found
+
+
+def test_hostile_batch(sandbox, listener):
+    port, connections = listener
+    progs = attacks(port)
+    items = [(_task("good_before"), GOOD)]
+    items += [(_task(name, TEST_CODE.get(name, "assert f(1) == 2\n")), src) for name, src in progs.items()]
+    items += [(_task("good_after"), GOOD)]
+    t0 = time.monotonic()
+    res = run_batch(items, workers=2, limits=LIMITS, sandbox=sandbox, progress=False)
+    elapsed = time.monotonic() - t0
+    by = {r.task_id: r for r in res}
+    summary = {r.task_id: (r.status, r.failed_test[:60]) for r in res}
+    print(sandbox.name, f"{elapsed:.1f}s", summary)
+
+    assert by["good_before"].status == "passed" and by["good_after"].status == "passed", summary
+    assert all(r.isolation == sandbox.isolation for r in res)
+    net_escaped = by["network"].status == "passed" or connections
+    for name in progs:
+        if name == "network" and sandbox.name == "rlimit":
+            continue
+        assert by[name].status != "passed", (name, by[name])
+    # the expected kinds of failure
+    assert by["infinite_loop"].status == "timeout"
+    assert by["alloc_10gb"].status == "memory"
+    assert by["sys_exit_before_asserts"].status == "failed"
+    assert by["os_exit_before_asserts"].status == "failed"
+    assert by["forged_eq"].failed_test.startswith("entry point returned a non-plain")
+    # host side untouched
+    for p in (f"/work/main/PWNED_{TAG}", f"/etc/pwned_{TAG}", f"/root/pwned_{TAG}", f"/pwned_{TAG}"):
+        assert not os.path.exists(p), p
+    assert not _sleepers(), "a detached process outlived its program"
+    # the sandbox still works after all that
+    assert run_program(_task("good_again"), GOOD, LIMITS, sandbox=sandbox).status == "passed"
+    assert elapsed < 40
+    if sandbox.name == "rlimit":
+        if net_escaped:
+            pytest.xfail("rlimit-only provider: the network is not isolated (expected)")
+    else:
+        assert not net_escaped, "network reachable from the bwrap sandbox"
+
+
+def test_hostile_cases_mode_forged_values(sandbox):
+    from specdefects.records import TestCase
+    t = Task(benchmark="hostile", task_id="cases", description="", prompt="", entry_point="f",
+             tests=[TestCase("[1]", "2")])
+    forged = ("class Any:\n    def __eq__(self, other):\n        return True\n"
+              "def f(x):\n    return Any()\n")
+    r = run_program(t, forged, LIMITS, sandbox=sandbox)
+    assert r.status == "failed" and "not a plain builtin value" in r.stderr
+    r = run_program(t, "import os\ndef f(x):\n    os.write(3, b'{\"i\": 0, \"out\": \"2\"}\\n')\n    os._exit(0)\n",
+                    LIMITS, sandbox=sandbox)
+    # the forged record carries the right value: cases are judged on values, which the
+    # program computed anyway - documented limit of in-process reporting
+    assert r.status in ("passed", "failed")
