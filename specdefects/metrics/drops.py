@@ -1,0 +1,78 @@
+"""Drop in pass@1 per defect relative to the original description (the defective-
+descriptions study's Table 4 / Figure 2).
+
+``drops`` works on aggregate scores in **any one unit** (the published tables use percent;
+fractions work the same): ``abs_drop`` is in that unit, ``rel_drop_pct`` is always percent.
+``paired_drops`` works on per-task outcomes and reports fractions (``rel_drop_pct`` percent).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ._checks import as_number, sorted_keys
+from .bootstrap import difference_of_task_means, task_means
+
+
+def _rel(variant: float, orig: float) -> float | None:
+    return None if orig == 0 else 100.0 * (variant - orig) / orig
+
+
+def drops(pass_at_1: Mapping[str, float], baseline: str = "orig") -> dict[str, dict]:
+    """Per variant (every key but ``baseline``): ``pass_at_1``, ``abs_drop`` =
+    variant - orig (signed: negative is a drop, same unit as the input) and ``rel_drop_pct``
+    = 100 * (variant - orig) / orig (None when orig is 0).
+
+    >>> round(drops({"orig": 37.2, "US": 29.3})["US"]["rel_drop_pct"], 2)
+    -21.24
+    """
+    if not isinstance(pass_at_1, Mapping) or not pass_at_1:
+        raise ValueError("pass_at_1 must be a non-empty mapping variant -> pass@1")
+    if baseline not in pass_at_1:
+        raise ValueError(f"pass_at_1 has no baseline {baseline!r} (keys: {sorted_keys(pass_at_1)})")
+    orig = as_number(pass_at_1[baseline], f"pass_at_1[{baseline!r}]")
+    out = {}
+    for variant in pass_at_1:
+        if variant == baseline:
+            continue
+        v = as_number(pass_at_1[variant], f"pass_at_1[{variant!r}]")
+        out[variant] = {"pass_at_1": v, "abs_drop": v - orig, "rel_drop_pct": _rel(v, orig)}
+    if not out:
+        raise ValueError(f"pass_at_1 holds only the baseline {baseline!r}: no variant to compare")
+    return out
+
+
+def paired_drops(per_task: Mapping[str, Any], baseline: str = "orig", n_boot: int = 5000,
+                 seed: Any = 0, alpha: float = 0.05) -> dict[str, dict]:
+    """Per-task paired drops. ``per_task``: variant -> (task_id -> list of 0/1 outcomes per
+    run, or rows with ``task_id``/``run``/``passed``). Runs are averaged within a task; each
+    variant is compared with the baseline on the tasks both hold (a variant may lack mutants
+    for some tasks; a variant task the baseline lacks is an error). Per variant, fractions:
+    ``orig`` and ``pass_at_1`` (means over the paired tasks), ``abs_drop`` (variant - orig)
+    with its task-bootstrap ``ci_low``/``ci_high``, ``rel_drop_pct`` (percent; None when orig
+    is 0), ``n_tasks`` and ``n_unpaired`` (baseline tasks without this variant).
+    """
+    if not isinstance(per_task, Mapping) or not per_task:
+        raise ValueError("per_task must be a non-empty mapping variant -> per-task outcomes")
+    if baseline not in per_task:
+        raise ValueError(f"per_task has no baseline {baseline!r} (keys: {sorted_keys(per_task)})")
+    base = task_means(per_task[baseline], f"per_task[{baseline!r}]")
+    out = {}
+    for variant, data in per_task.items():
+        if variant == baseline:
+            continue
+        var = task_means(data, f"per_task[{variant!r}]")
+        extra = set(var) - set(base)
+        if extra:
+            raise ValueError(f"per_task[{variant!r}] has {len(extra)} task(s) the baseline lacks "
+                             f"(e.g. {sorted_keys(extra)[0]!r})")
+        res = difference_of_task_means(base, var, n_boot=n_boot, seed=seed, alpha=alpha,
+                                       missing="intersect")
+        out[variant] = {"orig": res["mean_a"], "pass_at_1": res["mean_b"], "abs_drop": res["diff"],
+                        "ci_low": res["ci_low"], "ci_high": res["ci_high"],
+                        "rel_drop_pct": _rel(res["mean_b"], res["mean_a"]),
+                        "n_tasks": res["n_tasks"], "n_unpaired": res["n_unpaired"]}
+    if not out:
+        raise ValueError(f"per_task holds only the baseline {baseline!r}: no variant to compare")
+    return out
