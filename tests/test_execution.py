@@ -167,6 +167,18 @@ def test_cases_expected_filled_from_reference_and_cached():
     assert check_references([t], progress=False, limits=FAST)[0].status == "passed"
 
 
+def test_slow_reference_scales_the_candidates_time_budget():
+    # EvalPlus-style ground-truth time limits: a candidate as slow as the reference passes
+    # even when the reference needs longer than the plain per-program timeout.
+    slow = "import time\ndef f(x):\n    time.sleep(0.8)\n    return x + 1\n"
+    t = ftask(tests=[TestCase("[1]"), TestCase("[2]")], reference=slow, task_id="slow")
+    tight = Limits(timeout_s=1.0, test_timeout_s=1.0, time_factor=3.0)
+    (filled,) = fill_expected([t], tight)
+    assert filled.metadata["reference_seconds"] >= 1.6
+    assert run_program(filled, slow, tight).status == "passed"
+    assert run_program(filled, "def f(x):\n    while True:\n        pass\n", tight).status == "timeout"
+
+
 def test_class_solution_entry_point_and_missing_entry_point():
     t = ftask(tests=[TestCase("[[2, 7, 11], 9]", "[0, 1]")], entry_point="twoSum")
     prog = ("from typing import List\nclass Solution:\n    def twoSum(self, nums: List[int], target: int) -> List[int]:\n"

@@ -162,7 +162,8 @@ def test_hostile_batch(sandbox, listener):
         assert not os.path.exists(p), p
     assert not _sleepers(), "a detached process outlived its program"
     # the sandbox still works after all that
-    assert run_program(_task("good_again"), GOOD, LIMITS, sandbox=sandbox).status == "passed"
+    again = run_program(_task("good_again"), GOOD, LIMITS, sandbox=sandbox)
+    assert again.status == "passed", again
     assert elapsed < 40
     if sandbox.name == "rlimit":
         if net_escaped:

@@ -107,3 +107,9 @@ def test_exec_result_and_mutant_round_trip():
     assert Mutant.from_dict(json.loads(json.dumps(m.to_dict()))) == m
     with pytest.raises(RecordError, match="defect"):
         Mutant(original=task, task=task, defect="XX")
+
+
+def test_huge_ints_travel_as_hex():
+    big = -18 * 10 ** 5000
+    text = encode_value([big])
+    assert text.startswith("[-0x") and decode_value(text) == [big]

@@ -74,6 +74,17 @@ _CALL = re.compile(r"[A-Za-z_][\w.]*\s*\(")
 _CODEISH = re.compile(r"[A-Za-z_]\w*_\w*|\w+\.\w+|\w*\[[^\]\n]*\]|[=<>!]=|=>|->|==>|\w+\s*=\s*\S")
 
 
+def run_guarded(defect: str, impl, task: Task, seed: int):
+    """Screen the input, run one mutator, and turn its ``Skip`` into ``NotApplicable``."""
+    problem = input_problem(task)
+    if problem:
+        return NotApplicable(task.task_id, defect, problem)
+    try:
+        return impl(task, seed)
+    except Skip as e:
+        return NotApplicable(task.task_id, defect, str(e))
+
+
 def protected_spans(text: str) -> list[tuple[int, int]]:
     """Spans of ``text`` that look like code or examples and must keep their letters:
     doctest/example/sample/constraint lines, quoted or back-ticked text, calls with their

@@ -43,7 +43,7 @@ def name_token_edits(code: str, mapping: dict[str, str]) -> list[tuple[int, int,
         for tok in tokenize.generate_tokens(io.StringIO(code).readline):
             if tok.type == tokenize.NAME and tok.string in mapping and not (
                     prev is not None and prev.type == tokenize.OP and prev.string == "."):
-                (r, c), (_, c2) = tok.start, tok.end
+                r, c = tok.start
                 s = starts[r - 1] + c
                 edits.append((s, s + len(tok.string), tok.string, mapping[tok.string]))
             if tok.type not in (tokenize.NL, tokenize.COMMENT):

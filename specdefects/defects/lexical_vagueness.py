@@ -26,7 +26,7 @@ from dataclasses import replace
 
 from ..records import Mutant, Op, Task
 from . import _rename as rn
-from ._common import NotApplicable, Skip, article_for, build_mutant, input_problem, match_case, overlaps, \
+from ._common import NotApplicable, Skip, article_for, build_mutant, match_case, overlaps, run_guarded, \
     protected_spans, rng_for
 from .lexicon import ACTION_VERBS, DOMAIN_TERMS, IDENT_PARTS
 
@@ -35,13 +35,7 @@ MAX_GROUPS = 5
 
 
 def mutate(task: Task, seed: int = 0) -> Mutant | NotApplicable:
-    problem = input_problem(task)
-    if problem:
-        return NotApplicable(task.task_id, DEFECT, problem)
-    try:
-        return _mutate(task, seed)
-    except Skip as e:
-        return NotApplicable(task.task_id, DEFECT, str(e))
+    return run_guarded(DEFECT, _mutate, task, seed)
 
 
 # --------------------------------------------------------------------------- candidates

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 
 from ..records import Mutant, Op, Task
-from ._common import NotApplicable, Skip, build_mutant, input_problem, overlaps, protected_spans, rng_for
+from ._common import NotApplicable, Skip, build_mutant, overlaps, protected_spans, rng_for, run_guarded
 
 DEFECT = "SF"
 TYPES = ("token", "delimiter", "layout", "example")
@@ -34,13 +34,7 @@ KEYBOARD = {
 
 
 def mutate(task: Task, seed: int = 0) -> Mutant | NotApplicable:
-    problem = input_problem(task)
-    if problem:
-        return NotApplicable(task.task_id, DEFECT, problem)
-    try:
-        return _mutate(task, seed)
-    except Skip as e:
-        return NotApplicable(task.task_id, DEFECT, str(e))
+    return run_guarded(DEFECT, _mutate, task, seed)
 
 
 # --------------------------------------------------------------------------- edit generators

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 
 from ..records import US_CATEGORIES, Mutant, Op, Task
-from ._common import NotApplicable, Skip, article_for, build_mutant, input_problem, overlaps, rng_for, \
+from ._common import NotApplicable, Skip, article_for, build_mutant, overlaps, rng_for, run_guarded, \
     sentence_spans
 
 DEFECT = "US"
@@ -155,13 +155,7 @@ DANGLING = re.compile(r"\b(and|or|but|the|a|an|of|to|with|by|in|for|from|that|wh
 
 
 def mutate(task: Task, seed: int = 0) -> Mutant | NotApplicable:
-    problem = input_problem(task)
-    if problem:
-        return NotApplicable(task.task_id, DEFECT, problem)
-    try:
-        return _mutate(task, seed)
-    except Skip as e:
-        return NotApplicable(task.task_id, DEFECT, str(e))
+    return run_guarded(DEFECT, _mutate, task, seed)
 
 
 def example_regions(text: str) -> list[tuple[int, int]]:

@@ -93,7 +93,7 @@ def _defines(code: str, entry_point: str) -> bool:
     if re.search(rf"^def\s+{name}\s*\(|^async\s+def\s+{name}\s*\(", code, re.M):
         return True
     # a method of a class (LiveCodeBench's class Solution)
-    return bool(re.search(rf"^class\s+\w+.*?:\s*$", code, re.M)
+    return bool(re.search(r"^class\s+\w+.*?:\s*$", code, re.M)
                 and re.search(rf"^[ \t]+(?:async\s+)?def\s+{name}\s*\(", code, re.M))
 
 

@@ -166,28 +166,26 @@ def _parse_report(raw: bytes) -> list[dict]:
 # --------------------------------------------------------------------------- function tests
 
 def _run_harness(program: str, task: Task, cases: Sequence[str], test_code: str, sb: Sandbox,
-                 limits: Limits):
+                 limits: Limits, timeout_s: float | None = None):
     nonce = secrets.token_hex(16)
     payload = {"nonce": nonce, "program": program, "entry_point": task.entry_point, "cases": list(cases),
                "test_code": test_code}
-    pr = sb.run(_harness_source(), json.dumps(payload).encode("utf-8", "surrogateescape"), limits, limits.timeout_s)
+    pr = sb.run(_harness_source(), json.dumps(payload).encode("utf-8", "surrogateescape"), limits,
+                timeout_s or limits.timeout_s)
     return pr, nonce
+
+
+def _function_timeout(task: Task, limits: Limits) -> float:
+    """The wall-clock budget of one program: scaled by the reference's own time when known."""
+    ref_s = task.metadata.get("reference_seconds")
+    return max(limits.timeout_s, limits.time_factor * float(ref_s)) if ref_s else limits.timeout_s
 
 
 def _run_function(task: Task, program: str, limits: Limits, sb: Sandbox, sample_id: int) -> ExecResult:
     cases = [c.input for c in task.tests]
-    expected: list[Any] = []
-    for c in task.tests:
-        if c.output is None:
-            expected.append(_MISSING)
-            continue
-        try:
-            expected.append(decode_value(c.output))
-        except RecordError as e:
-            return _err(task, sample_id, f"bad expected output in task data: {e}", sb.isolation)
     if not cases and not task.test_code.strip():
         return _err(task, sample_id, "task has neither test cases nor test_code", sb.isolation)
-    pr, nonce = _run_harness(program, task, cases, task.test_code, sb, limits)
+    pr, nonce = _run_harness(program, task, cases, task.test_code, sb, limits, _function_timeout(task, limits))
     base = _base_result(task, sample_id, pr.isolation or sb.isolation)
     recs = _parse_report(pr.report)
     outputs: list[str | None] = [None] * len(cases)
@@ -244,13 +242,19 @@ def _run_function(task: Task, program: str, limits: Limits, sb: Sandbox, sample_
                 return result("error", case.input, f"{_signal_reason(pr)}\n{pr.stderr}")
             return result("failed", case.input, f"program ended before this case finished "
                                                 f"(exit code {pr.exit_code})\n{pr.stderr}")
-        if expected[i] is _MISSING:
+        if case.output is None:
             return result("error", case.input, "no expected output for this case (the reference failed on it)")
+        if outputs[i] == case.output:
+            continue  # identical literal text: equal without parsing (outputs can be megabytes)
+        try:
+            expected = decode_value(case.output)
+        except RecordError as e:
+            return result("error", case.input, f"bad expected output in task data: {e}")
         try:
             got = decode_value(outputs[i])
         except RecordError as e:
             return result("failed", case.input, f"unreadable output: {e}")
-        if not values_equal(got, expected[i], task.atol):
+        if not values_equal(got, expected, task.atol):
             return result("failed", case.input, f"expected {_short(case.output, 200)}, got {_short(outputs[i], 200)}"
                           + (f"\n{pr.stderr}" if pr.stderr else ""))
     if assert_failed is not None:
@@ -271,14 +275,6 @@ def _run_function(task: Task, program: str, limits: Limits, sb: Sandbox, sample_
         return result("failed", first_open() or "harness",
                       f"the harness did not finish (program exited early? exit code {pr.exit_code})\n{pr.stderr}")
     return result("passed")
-
-
-class _Missing:
-    def __repr__(self) -> str:
-        return "<missing>"
-
-
-_MISSING = _Missing()
 
 
 # --------------------------------------------------------------------------- stdin tests
@@ -321,7 +317,7 @@ def _run_stdin(task: Task, program: str, limits: Limits, sb: Sandbox, sample_id:
 
 # --------------------------------------------------------------------------- expected outputs
 
-_FILL_CACHE: dict[str, list[str | None]] = {}
+_FILL_CACHE: dict[str, tuple[list[str | None], float]] = {}  # key -> (outputs, reference seconds)
 _FILL_LOCK = threading.Lock()
 
 
@@ -335,14 +331,16 @@ def _needs_fill(task: Task) -> bool:
     return any(c.output is None for c in task.tests)
 
 
-def _compute_expected(task: Task, limits: Limits, sb: Sandbox) -> list[str | None]:
+def _compute_expected(task: Task, limits: Limits, sb: Sandbox) -> tuple[list[str | None], float]:
+    """The reference's output per case, and the seconds it took (for ground-truth time limits)."""
     if task.test_kind == "stdin":
         outs: list[str | None] = []
         for c in task.tests:
             pr = sb.run(task.reference, c.input.encode("utf-8", "surrogateescape"), limits, limits.test_timeout_s)
             outs.append(pr.stdout.decode("utf-8", "replace") if pr.ok and not pr.stdout_truncated else None)
-        return outs
-    pr, _ = _run_harness(task.reference, task, [c.input for c in task.tests], "", sb, limits)
+        return outs, 0.0
+    pr, _ = _run_harness(task.reference, task, [c.input for c in task.tests], "", sb, limits,
+                         limits.reference_timeout_s)
     outs = [None] * len(task.tests)
     for r in _parse_report(pr.report):
         i = r.get("i")
@@ -351,7 +349,7 @@ def _compute_expected(task: Task, limits: Limits, sb: Sandbox) -> list[str | Non
     if pr.status != "exited" or any(o is None for o in outs):
         log.warning("%s: the reference did not produce every expected output (%s) %s", task.uid, pr.status,
                     _short(pr.stderr, 300))
-    return outs
+    return outs, pr.duration_s
 
 
 def fill_expected(tasks: Iterable[Task], limits: Limits | None = None, sandbox=None, workers: int | None = None,
@@ -372,12 +370,12 @@ def fill_expected(tasks: Iterable[Task], limits: Limits | None = None, sandbox=N
         def work(item):
             k, t = item
             try:
-                outs = _compute_expected(t, limits, sb)
+                filled = _compute_expected(t, limits, sb)
             except Exception as e:  # never let one task kill the fill
                 log.warning("%s: computing expected outputs failed: %r", t.uid, e)
-                outs = [None] * len(t.tests)
+                filled = ([None] * len(t.tests), 0.0)
             with _FILL_LOCK:
-                _FILL_CACHE[k] = outs
+                _FILL_CACHE[k] = filled
         _map(work, list(todo.items()), workers, progress, "expected outputs")
     out = []
     for t in tasks:
@@ -385,10 +383,11 @@ def fill_expected(tasks: Iterable[Task], limits: Limits | None = None, sandbox=N
             out.append(t)
             continue
         with _FILL_LOCK:
-            outs = _FILL_CACHE.get(_fill_key(t), [None] * len(t.tests))
+            outs, ref_seconds = _FILL_CACHE.get(_fill_key(t), ([None] * len(t.tests), 0.0))
         tests = [c if c.output is not None else TestCase(input=c.input, output=o, public=c.public)
                  for c, o in zip(t.tests, outs)]
-        out.append(replace(t, tests=tests, examples=list(t.examples), metadata=dict(t.metadata)))
+        metadata = {**t.metadata, "reference_seconds": round(ref_seconds, 3)} if ref_seconds else dict(t.metadata)
+        out.append(replace(t, tests=tests, examples=list(t.examples), metadata=metadata))
     return out
 
 
