@@ -149,7 +149,7 @@ def render_card(report, mutants_by_bench: dict[str, list[Mutant]], rows_by_bench
     for c in configs:
         if c == "validator":
             cfg_lines.append("- `validator`: `text` (a description), `label` (ClassLabel clean/LV/US/SF), `uid`, "
-                             f"`benchmark`; splits " + ", ".join(f"{s} {n}" for s, n in report.rows[c].items()) + ".")
+                             "`benchmark`; splits " + ", ".join(f"{s} {n}" for s, n in report.rows[c].items()) + ".")
         else:
             cfg_lines.append(f"- `{c}`: one row per (task, variant) including the clean original, split `test` "
                              f"({report.rows[c]['test']} rows).")
