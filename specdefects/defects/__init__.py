@@ -37,8 +37,9 @@ def mutate(task: Task, defect: str, seed: int = 0, engine: str = "rules") -> Mut
         raise ValueError(f"unknown defect {defect!r}; choose from {', '.join(MUTATORS)} "
                          f"(records.DEFECTS: {', '.join(DEFECTS)})")
     if engine != "rules":
-        if engine == "llm":
-            raise NotImplementedError("the LLM engine is not part of specdefects.defects' rule engine yet")
+        if engine == "llm":  # the client: llm_engine.set_client(...) or SPECDEFECTS_LLM
+            from . import llm_engine
+            return llm_engine.mutate(task, defect, seed)
         raise ValueError(f"unknown engine {engine!r}; choose from {', '.join(ENGINES)}")
     task_id = getattr(task, "task_id", "?")
     if not isinstance(task, Task):

@@ -62,7 +62,7 @@ def _edit_distance(a: str, b: str, cap: int = 3) -> int:
 def lv_compliance(m: Mutant) -> dict[str, int]:
     o, n = m.original.description, m.task.description
     changed = int(o != n or m.original.prompt != m.task.prompt or m.original.entry_point != m.task.entry_point)
-    lexical = int(any(op.kind in ("synonym", "verb", "rename", "code_rename", "code_annotation") for op in m.ops)
+    lexical = int(any(op.kind in ("synonym", "verb", "rename", "code_rename", "code_annotation", "llm_edit") for op in m.ops)
                   and changed)
     nums_kept = int(sorted(NUMBER.findall(o)) == sorted(NUMBER.findall(n)))
     cw_o = sorted(x.lower() for x in CONSTRAINT_WORDS.findall(o))
