@@ -37,7 +37,7 @@ $(VLLM_VENV)/.installed:
 bench: install  ## speed benchmarks against peers (ratios, not assertions)
 	$(PY) benchmarks/bench_execution.py
 
-install: sysdeps $(STAMP)  ## create .venv and install the package with its test extras
+install: sysdeps $(STAMP)  ## create .venv and install the package with all its extras
 
 # Re-install when the dependency declarations change.
 $(STAMP): setup.cfg pyproject.toml
@@ -45,7 +45,7 @@ $(STAMP): setup.cfg pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
 	# torch first and pinned: the local CPU build; an unpinned resolve pulls a CUDA build of several GB
 	$(PY) -m pip install --quiet "torch==2.13.0"
-	$(PY) -m pip install --quiet -e ".[test,torch]"
+	$(PY) -m pip install --quiet -e ".[test,torch,eval,validator,leaderboard]"
 	touch $(STAMP)
 
 # bubblewrap gives the sandbox its own namespaces (no network, read-only root).
