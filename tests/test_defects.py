@@ -297,12 +297,12 @@ def test_bad_arguments():
 
 # US coverage: the rule engine deletes only constraints stated in a recognisable form
 # (the seven category pattern sets). 36 HumanEval descriptions (e.g. "Return n-th
-# Fibonacci number.") and ~350 one-line MBPP descriptions ("Write a function to find the
-# area of a trapezium.") state no separable constraint, so rules reach ~78% / ~63%
+# Fibonacci number.") and ~290 one-line MBPP descriptions ("Write a function to find the
+# area of a trapezium.") state no separable constraint, so rules reach ~82% / ~70%
 # where the study's LLM engine reached 160/164 and 974/974. These are the measured
-# floors (HumanEval 128/164, MBPP 619/974 at seed 0), not the 95% bar.
-COVERAGE_BARS = {("humaneval", "LV"): 0.95, ("humaneval", "SF"): 0.95, ("humaneval", "US"): 0.75,
-                 ("mbpp", "LV"): 0.95, ("mbpp", "SF"): 0.95, ("mbpp", "US"): 0.60}
+# floors (HumanEval 134/164, MBPP 682/974 at seed 0), not the 95% bar.
+COVERAGE_BARS = {("humaneval", "LV"): 0.95, ("humaneval", "SF"): 0.95, ("humaneval", "US"): 0.80,
+                 ("mbpp", "LV"): 0.95, ("mbpp", "SF"): 0.95, ("mbpp", "US"): 0.68}
 COMPLIANCE_BARS = {"LV": 0.95, "SF": 0.95, "US": 0.85}
 
 

@@ -71,6 +71,14 @@ NP_TAIL = (r"(?:(?!(?:and|or|to|of|in|that|which|with|by|using|from|for|if|where
            r"contains?|has|have|or not)\b)[\w'-]+\s*?){1,4}(?=\s*(?:[.,;:?!]|$|\s(?:and|or|to|of|in|that|which|"
            r"with|by|using|from|for|if|where|is|are|until|into|as|contains?|has|have)\b))")
 
+def after_words(*words: str) -> str:
+    """A look-behind for "one of these words and a space" (Python's look-behinds are fixed-width)."""
+    return "(?:" + "|".join(rf"(?<=\b{w}\s)" for w in words) + ")"
+
+
+# a qualifier is only deleted in front of the word it qualifies, never before a conjunction
+QUALIFIED = r"(?=[a-z][\w'-]*)(?!(?:and|or|of|to|in|on|by|from|than|one|ones)\b)"
+
 # what may follow a deleted trailing phrase: end of clause or a conjunction
 END = r"(?=\s*(?:[.,;:?!]|$)|\s+(?:and|or|if|that|which|with|by|using|until|where|when|such)\b)"
 
@@ -146,6 +154,21 @@ PHRASES: list[tuple[str, int, re.Pattern]] = [
     ("input_precondition", 2, re.compile(r"\s+(?:of|from|in|on|for|into|with)\s+(?:the\s+|a\s+|an\s+)?(?:given\s+)?"
                                          r"(?:(?:[\w-]+\s+){0,2}?)(?:list|array|string|tuple|dictionary|matrix)\s+"
                                          r"of\s+(?:\w+\s+)?(?:lists|tuples|strings|integers|numbers|elements)\b", I)),
+    # Last resort for one-line requests ("find the maximum length of sublist"): a single
+    # qualifier that pins which value, which end or which inputs is meant.
+    ("formula", 4, re.compile(after_words("the", "a", "an", "of", "all", "its", "each", "find", "get", "with", "sum", "count") + r"(?:maximum|minimum|max|min|"
+                              r"largest|smallest|longest|shortest|highest|lowest|greatest|biggest)\s+"
+                              + QUALIFIED, I)),
+    ("ordering", 4, re.compile(after_words("the", "a", "an", "of", "all", "its", "each", "every") + r"(?:first|last|right\s?most|left\s?most|"
+                               r"alternate|consecutive|adjacent|next|previous)\s+" + QUALIFIED, I)),
+    ("input_precondition", 4, re.compile(after_words("the", "a", "an", "of", "all", "given", "two", "three", "its", "each", "every", "only")
+                                         + r"(?:even|odd|"
+                                         r"prime|binary|decimal|hexadecimal|octal|positive|negative|sorted|"
+                                         r"rotated|circularly sorted)\s+" + QUALIFIED, I)),
+    ("ordering", 4, re.compile(r",?\s+(?:to|towards)\s+the\s+(?:right|left)(?:\s+(?:direction|side))?" + END, I)),
+    ("numeric_bound", 4, re.compile(r"(?<=\s)(?:one|two|zero|1|2|0)\s+or\s+more\s+(?=[a-z])", I)),
+    ("numeric_bound", 4, re.compile(r",?\s+(?:more|less|fewer)\s+than\s+(?:once|twice|one|two|three|\w+\s+times)"
+                                    + END, I)),
 ]
 
 EXAMPLE_BLOCK = re.compile(r"^[ \t]*(>>>|examples?[ \t]*\d*[ \t]*:?[ \t]*$|examples?[ \t]*\d+[ \t]*:|for example\b|"
