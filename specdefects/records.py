@@ -15,9 +15,10 @@ from __future__ import annotations
 import ast
 import json
 import math
+import random
 import sys
 from dataclasses import asdict, dataclass, field, fields, replace
-from typing import Any
+from typing import Any, Callable
 
 # EvalPlus test values include integers of more than 4,300 digits, which Python's default
 # int<->str cap refuses to parse or print; our literals are data, never evaluated code.
@@ -339,6 +340,108 @@ class Mutant:
                    seed=int(d.get("seed", 0)), judge=dict(d.get("judge") or {}))
 
 
+# --------------------------------------------------------------------------- follow-tests study
+
+# A *family* is an under-specified task with one rule left open and two reference
+# implementations, A and B, that resolve it differently; an *instance* is one realization
+# of a family with its visible, evaluation and agreeing inputs and both references' outputs.
+FAMILY_CATEGORIES = ("ordering", "duplicates", "tied_optima", "interval_boundaries", "arithmetic", "string_matching",
+              "grouping", "graph_reachability")
+CONDITIONS = ("nl_only", "inputs_only", "tests_a", "tests_b", "explicit_a", "explicit_b")
+
+
+@dataclass
+class Family:
+    """One specification family.
+
+    ``signature`` is the full ``def`` line (with types naming the input containers);
+    ``description`` leaves the rule open, ``explicit_a``/``explicit_b`` state it, and
+    ``keyword_a``/``keyword_b`` are phrases that occur only in the matching explicit text
+    (a self-check that the explicit descriptions really name the rule).
+    ``reference_a``/``reference_b`` are source text, run only in the sandbox.
+    ``sampler(rng)`` returns one argument list (plain values); it is not serialised.
+    """
+    family_id: str
+    category: str
+    entry_point: str
+    signature: str
+    description: str
+    explicit_a: str
+    explicit_b: str
+    rule_a: str
+    rule_b: str
+    keyword_a: str
+    keyword_b: str
+    reference_a: str
+    reference_b: str
+    sampler: Callable[[random.Random], list] | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.category not in FAMILY_CATEGORIES:
+            raise RecordError(f"family {self.family_id}: category must be one of {FAMILY_CATEGORIES}, got {self.category!r}")
+
+    def to_dict(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "sampler"}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Family":
+        known = {f.name for f in fields(cls)} - {"sampler"}
+        missing = [k for k in known if k not in d]
+        if missing:
+            raise RecordError(f"family {d.get('family_id', '?')!r} lacks field(s) {', '.join(sorted(missing))}")
+        return cls(**{k: str(d[k]) for k in known})
+
+
+@dataclass
+class Instance:
+    """One realization of a family (inputs and outputs are literal text)."""
+    instance_id: str
+    family_id: str
+    category: str
+    realization: int
+    entry_point: str
+    signature: str
+    description: str
+    explicit_a: str
+    explicit_b: str
+    rule_a: str
+    rule_b: str
+    reference_a: str
+    reference_b: str
+    visible_inputs: list[str]
+    visible_a: list[str]
+    visible_b: list[str]
+    eval_inputs: list[str]
+    eval_a: list[str]
+    eval_b: list[str]
+    agree_inputs: list[str] = field(default_factory=list)
+    agree_outputs: list[str] = field(default_factory=list)
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        for xs, ys, what in ((self.visible_inputs, self.visible_a, "visible_a"),
+                             (self.visible_inputs, self.visible_b, "visible_b"),
+                             (self.eval_inputs, self.eval_a, "eval_a"), (self.eval_inputs, self.eval_b, "eval_b"),
+                             (self.agree_inputs, self.agree_outputs, "agree_outputs")):
+            if len(xs) != len(ys):
+                raise RecordError(f"instance {self.instance_id}: {what} has {len(ys)} values for {len(xs)} inputs")
+
+    def to_dict(self) -> dict:
+        return {f.name: (list(v) if isinstance(v := getattr(self, f.name), list) else v) for f in fields(self)}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Instance":
+        known = {f.name for f in fields(cls)}
+        try:
+            return cls(**{k: v for k, v in d.items() if k in known})
+        except TypeError as e:
+            raise RecordError(f"instance {d.get('instance_id', '?')!r}: {e}") from None
+
+    def outputs(self, rule: str) -> list[str]:
+        """Visible outputs of rule ``'A'`` or ``'B'``."""
+        return self.visible_a if rule.upper() == "A" else self.visible_b
+
+
 # --------------------------------------------------------------------------- datasets schemas
 
 def _case_features():
@@ -386,3 +489,16 @@ def tasks_to_dataset(tasks):
 
 def tasks_from_dataset(ds) -> list[Task]:
     return [Task.from_row(r) for r in ds]
+
+
+def instance_features():
+    """``datasets.Features`` of :meth:`Instance.to_dict` rows."""
+    from datasets import Features, List, Value
+    s = Value("string")
+    feats: dict[str, Any] = {f.name: s for f in fields(Instance)}
+    for k in ("visible_inputs", "visible_a", "visible_b", "eval_inputs", "eval_a", "eval_b", "agree_inputs",
+              "agree_outputs"):
+        feats[k] = List(s)
+    feats["realization"] = Value("int64")
+    feats["seed"] = Value("int64")
+    return Features(feats)

@@ -1,0 +1,230 @@
+"""The follow-tests dataset: paired semantic interventions and matched benchmark prompts.
+
+>>> from specdefects.builders.follow_tests import build_follow_tests
+>>> report = build_follow_tests("out/follow-tests", sources={"humanevalplus": "HumanEvalPlus.jsonl.gz"})
+>>> import datasets; datasets.load_dataset("out/follow-tests", "families")
+
+Configs (split ``test``):
+
+``families``  one row per (instance, condition): 20 families x 6 realizations x 6 conditions;
+              the instance (references, visible / evaluation / agreeing inputs and both
+              rules' outputs), the condition, its prompt and the outputs it shows.
+``matched``   one row per (benchmark task, condition) for nl_only / correct_io / wrong_io /
+              inputs_only, with held-out tests that exclude every exposed input.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+import yaml
+
+from .spec_defects import BENCHMARK_SPLIT, BuildError, _load, _write_parquet_atomic, parquet_path
+
+FT_CONFIGS = ("families", "matched")
+BENCH_ALIASES = {"humaneval": "humanevalplus", "mbpp": "mbppplus"}
+
+
+@dataclass
+class FollowTestsReport:
+    out: str
+    seed: int
+    benchmarks: list[str]
+    sources: dict[str, str]
+    rows: dict[str, dict[str, int]] = field(default_factory=dict)
+    families: list[dict] = field(default_factory=list)          # id, category, rule A, rule B
+    matched_kept: dict[str, int] = field(default_factory=dict)  # benchmark -> tasks kept
+    matched_total: dict[str, int] = field(default_factory=dict)
+    excluded: list[dict] = field(default_factory=list)          # benchmark, task_id, reason
+    n_changed: dict[str, dict[str, int]] = field(default_factory=dict)  # benchmark -> {"changed/exposed": tasks}
+    isolation: str = ""
+    timings: dict[str, float] = field(default_factory=dict)
+    nbytes: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def summary(self) -> str:
+        lines = [f"follow-tests written to {self.out} (seed {self.seed})"]
+        for cfg, splits in self.rows.items():
+            lines.append(f"  {cfg:<10} " + ", ".join(f"{s}: {n}" for s, n in splits.items()))
+        for b in self.matched_total:
+            lines.append(f"  matched {b}: kept {self.matched_kept.get(b, 0)} of {self.matched_total[b]} tasks")
+        reasons = Counter((e["benchmark"], e["reason"]) for e in self.excluded)
+        for (b, r), n in sorted(reasons.items()):
+            lines.append(f"    excluded {b}: {n} x {r}")
+        if self.timings:
+            lines.append("  time: " + ", ".join(f"{k} {v:.1f}s" for k, v in self.timings.items()))
+        return "\n".join(lines)
+
+
+def family_rows(instances) -> list[dict]:
+    from ..followtests import CONDITIONS, render_prompt, shown_outputs
+    rows = []
+    for inst in instances:
+        base = inst.to_dict()
+        for cond in CONDITIONS:
+            rows.append({**base, "condition": cond, "prompt": render_prompt(inst, cond),
+                         "shown_outputs": list(shown_outputs(inst, cond))})
+    return rows
+
+
+def family_row_features():
+    from datasets import Features, List, Value
+
+    from ..followtests import instance_features
+    f = dict(instance_features())
+    f.update(condition=Value("string"), prompt=Value("string"), shown_outputs=List(Value("string")))
+    return Features(f)
+
+
+def _front_matter(report: FollowTestsReport, feats: dict) -> str:
+    from datasets import DatasetInfo, SplitDict, SplitInfo
+    cfgs, infos = [], []
+    for c, splits in report.rows.items():
+        entry = {"config_name": c,
+                 "data_files": [{"split": s, "path": str(parquet_path("", c, s)).lstrip("/")} for s in splits]}
+        if c == "families":
+            entry["default"] = True
+        cfgs.append(entry)
+        info = DatasetInfo(features=feats[c])
+        sd = SplitDict()
+        for s, n in splits.items():
+            sd.add(SplitInfo(name=s, num_examples=n, num_bytes=report.nbytes.get(c, {}).get(s, 0)))
+        info.splits = sd
+        infos.append({"config_name": c, **info._to_yaml_dict()})
+    meta = {"license": "other", "language": ["en"], "task_categories": ["text-generation"],
+            "tags": ["code", "code-generation", "test-following", "specification"], "pretty_name": "follow-tests",
+            "configs": cfgs, "dataset_info": infos}
+    return "---\n" + yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=1000) + "---\n"
+
+
+def render_card(report: FollowTestsReport, feats: dict) -> str:
+    parts = [_front_matter(report, feats)]
+    parts.append("# follow-tests\n\nDo code models follow the tests in their prompt, or the description? "
+                 "Paired semantic interventions (20 specification families, each with two reference rules A and B) "
+                 "and matched benchmark prompts (correct, wrong and input-only examples). Built with "
+                 "`specdefects build follow-tests`; every reference ran in the `specdefects.execution` sandbox"
+                 + (f" ({report.isolation})" if report.isolation else "") + ".\n")
+    parts.append("## Loading\n\n```python\nfrom datasets import load_dataset\n"
+                 + "".join(f'{c} = load_dataset("REPO_OR_FOLDER", "{c}", split="test")\n' for c in report.rows)
+                 + "```\n")
+    fam = ["## Families\n", "| family | category | rule A | rule B |", "|---|---|---|---|"]
+    fam += [f"| `{f['family_id']}` | {f['category']} | {f['rule_a']} | {f['rule_b']} |" for f in report.families]
+    parts.append("\n".join(fam) + "\n\n"
+                 "Each family has 6 realizations (instances). An instance has 3 visible inputs on which A and B "
+                 "disagree, 30 fresh evaluation inputs on which they disagree and up to 10 on which they agree; "
+                 "visible and evaluation inputs are disjoint across a family's realizations. Conditions: "
+                 "`nl_only`, `inputs_only`, `tests_a`, `tests_b` (the same three inputs with A's or B's outputs as "
+                 "asserts), `explicit_a`, `explicit_b` (a description that states the rule). A program follows A "
+                 "(B) only if it returns A's (B's) output on every evaluation input and the agreed output on every "
+                 "agreeing input (`specdefects.followtests.score_generations`); it may follow neither. Paired "
+                 "switching = share of (instance, run) whose tests_a program follows A and tests_b program "
+                 "follows B (`specdefects.metrics.paired_switching`).\n")
+    if "matched" in report.rows:
+        m = ["## Matched prompts\n", "| benchmark | tasks | kept | exposed outputs changed in wrong_io |",
+             "|---|---:|---:|---|"]
+        for b in report.matched_total:
+            ch = ", ".join(f"{k}: {v}" for k, v in sorted(report.n_changed.get(b, {}).items()))
+            m.append(f"| {b} | {report.matched_total[b]} | {report.matched_kept.get(b, 0)} | {ch} |")
+        parts.append("\n".join(m) + "\n\n"
+                     "`correct_io` shows up to three public examples (HumanEval+/MBPP+: the public examples' inputs "
+                     "with the reference's outputs; LiveCodeBench: its official public examples); `wrong_io` the same "
+                     "inputs with type-preserving corrupted outputs (the reference passes every correct assertion and "
+                     "fails every corrupted one, checked in the sandbox; without a reference, checked against the "
+                     "official outputs: `wrong_check`); `inputs_only` the inputs alone. Evaluate on `heldout_tests` "
+                     "(every exposed input removed); `tests` is the complete suite (secondary label).\n")
+        if report.excluded:
+            ex = ["### Excluded tasks\n", "| benchmark | task | reason |", "|---|---|---|"]
+            ex += [f"| {e['benchmark']} | {e['task_id']} | {e['reason'].replace('|', '/')} |" for e in report.excluded]
+            parts.append("\n".join(ex) + "\n")
+    parts.append("## Reproduce\n\n```bash\nspecdefects build follow-tests --out DIR --seed "
+                 f"{report.seed}" + (" --benchmarks " + " ".join(report.benchmarks) if report.benchmarks else "")
+                 + "\n```\n")
+    return "\n".join(parts)
+
+
+def build_follow_tests(out: str | os.PathLike, benchmarks: Sequence[str] = ("humanevalplus", "mbppplus",
+                                                                            "livecodebench"),
+                       sources: dict[str, str] | None = None, seed: int = 0, workers: int | None = None,
+                       limit: int | None = None, progress: bool = True, write_card: bool = True,
+                       load_options: dict[str, dict] | None = None) -> FollowTestsReport:
+    """Build the follow-tests dataset under ``out``. ``benchmarks`` (may be empty: families
+    only) take aliases humaneval -> humanevalplus, mbpp -> mbppplus. Raises BuildError."""
+    from datasets import Dataset
+
+    from ..benchmarks import DEFAULT_SOURCES
+    from ..followtests import FAMILIES, FamilyError, build_instances
+    from ..followtests.matched import MATCHED_BENCHMARKS, build_matched, matched_features, matched_rows
+
+    t_start = time.perf_counter()
+    benchmarks = list(dict.fromkeys(BENCH_ALIASES.get(b.strip().lower(), b.strip().lower()) for b in benchmarks))
+    sources = {BENCH_ALIASES.get(k, k): v for k, v in (sources or {}).items()}
+    load_options = {BENCH_ALIASES.get(k, k): v for k, v in (load_options or {}).items()}
+    for b in benchmarks:
+        if b not in MATCHED_BENCHMARKS:
+            raise BuildError(f"unknown benchmark {b!r} for follow-tests; choose from {', '.join(MATCHED_BENCHMARKS)}")
+    for b in sources:
+        if b not in benchmarks:
+            raise BuildError(f"--source given for {b!r}, which is not among the requested benchmarks")
+    if workers is not None and workers < 1:
+        raise BuildError("workers must be at least 1")
+    report = FollowTestsReport(out=str(out), seed=seed, benchmarks=benchmarks,
+                               sources={b: str(sources.get(b) or DEFAULT_SOURCES.get(b, "default"))
+                                        for b in benchmarks})
+    out = Path(out)
+    feats = {"families": family_row_features()}
+
+    t0 = time.perf_counter()
+    try:
+        instances = build_instances(FAMILIES, seed=seed, workers=workers)
+    except FamilyError as e:
+        raise BuildError(str(e)) from None
+    report.families = [{"family_id": f.family_id, "category": f.category, "rule_a": f.rule_a, "rule_b": f.rule_b}
+                       for f in FAMILIES]
+    rows = family_rows(instances)
+    ds = Dataset.from_list(rows, features=feats["families"])
+    _write_parquet_atomic(ds, parquet_path(out, "families", BENCHMARK_SPLIT))
+    report.rows["families"] = {BENCHMARK_SPLIT: len(rows)}
+    report.nbytes["families"] = {BENCHMARK_SPLIT: int(ds.data.nbytes)}
+    report.timings["families"] = round(time.perf_counter() - t0, 2)
+
+    if benchmarks:
+        t0 = time.perf_counter()
+        all_kept = []
+        for b in benchmarks:
+            tasks = _load(b, sources.get(b), load_options.get(b, {}))
+            if limit:
+                tasks = tasks[:limit]
+            kept, excluded = build_matched(tasks, workers=workers, progress=progress)
+            report.matched_total[b] = len(tasks)
+            report.matched_kept[b] = len(kept)
+            report.excluded += [e.to_dict() for e in excluded]
+            report.n_changed[b] = dict(Counter(f"{m.n_changed}/{len(m.inputs)}" for m in kept))
+            all_kept += kept
+        feats["matched"] = matched_features()
+        mrows = matched_rows(all_kept)
+        if mrows:
+            mds = Dataset.from_list(mrows, features=feats["matched"])
+            _write_parquet_atomic(mds, parquet_path(out, "matched", BENCHMARK_SPLIT))
+            report.rows["matched"] = {BENCHMARK_SPLIT: len(mrows)}
+            report.nbytes["matched"] = {BENCHMARK_SPLIT: int(mds.data.nbytes)}
+        report.timings["matched"] = round(time.perf_counter() - t0, 2)
+    else:
+        parquet_path(out, "matched", BENCHMARK_SPLIT).unlink(missing_ok=True)
+    from ..execution import get_sandbox
+    try:
+        report.isolation = get_sandbox("auto").isolation
+    except Exception:
+        report.isolation = ""
+    report.timings["total"] = round(time.perf_counter() - t_start, 2)
+    if write_card:
+        from ..files import write_json_atomic, write_text_atomic
+        write_text_atomic(out / "README.md", render_card(report, feats))
+        write_json_atomic(out / "build_report.json", report.to_dict())
+    return report
