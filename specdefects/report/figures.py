@@ -1,0 +1,79 @@
+"""Figure 2 of the defective-descriptions study: relative change of pass@1 against the original
+description (percent), models × benchmark-variant, as a heatmap (matplotlib, Agg canvas)."""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from .runs import BENCHMARK_LABELS, Run, VARIANT_LABELS
+from .tables import GAP, _frame, _grid, _variants
+
+
+def drop_matrix(data: Sequence[Run] | pd.DataFrame) -> pd.DataFrame:
+    """Models × ``"<Benchmark> <variant>"`` (defect variants only) of ``rel_drop_pct``
+    (signed percent: negative means pass@1 fell); NaN where a cell is missing."""
+    models, benchmarks, cells = _grid(data)
+    variants = [v for v in _variants(data) if v != "orig"]
+    cols, rows = [], []
+    for b in benchmarks:
+        for v in variants:
+            cols.append(f"{BENCHMARK_LABELS.get(b, b)} {VARIANT_LABELS.get(v, v)}")
+    for m in models:
+        row = []
+        for b in benchmarks:
+            for v in variants:
+                rec = cells.get((m, b, v)) or {}
+                x = rec.get("rel_drop_pct")
+                row.append(float("nan") if x is None else float(x))
+        rows.append(row)
+    return pd.DataFrame(rows, index=pd.Index(models, name="model"), columns=cols, dtype=float)
+
+
+def heatmap(data: Sequence[Run] | pd.DataFrame, path: str | os.PathLike,
+            title: str = "Relative change of pass@1 vs. the original description (%)", dpi: int = 150) -> Path:
+    """Write the Figure 2 heatmap to ``path`` (PNG, or any format matplotlib infers from the
+    suffix) and return the path. Cells are annotated; missing ones are grey with a dash.
+    Colours are diverging around 0 (red: pass@1 fell)."""
+    import matplotlib
+    import numpy as np
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    mat = drop_matrix(_frame(data))
+    if mat.empty or mat.shape[1] == 0:
+        raise ValueError("nothing to plot: no model has a defect variant")
+    values = mat.to_numpy()
+    finite = values[np.isfinite(values)]
+    lim = max(1.0, float(np.abs(finite).max())) if finite.size else 1.0
+    n_rows, n_cols = values.shape
+    # a bare Figure on the Agg canvas: no pyplot, no global backend switch, thread-safe
+    fig = Figure(figsize=(max(6.0, 1.0 * n_cols + 2.5), max(3.6, 0.45 * n_rows + 2.2)), layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.subplots()
+    cmap = matplotlib.colormaps["RdBu"].with_extremes(bad="#d9d9d9")
+    im = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, vmin=-lim, vmax=lim, aspect="auto")
+    ax.set_xticks(range(n_cols), labels=list(mat.columns), rotation=45, ha="right")
+    ax.set_yticks(range(n_rows), labels=list(mat.index))
+    for i in range(n_rows):
+        for j in range(n_cols):
+            x = values[i, j]
+            text = GAP if math.isnan(x) else f"{x:.1f}"
+            dark = not math.isnan(x) and abs(x) > 0.6 * lim
+            ax.text(j, i, text, ha="center", va="center", fontsize=8, color="white" if dark else "black")
+    # separators between benchmarks
+    per_bench = max(1, len([v for v in _variants(data) if v != "orig"]))
+    for k in range(per_bench, n_cols, per_bench):
+        ax.axvline(k - 0.5, color="white", linewidth=2)
+    fig.colorbar(im, ax=ax, label="change vs. Orig (%)")
+    ax.set_title(title, fontsize=10)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp{path.suffix}")
+    fig.savefig(tmp, dpi=dpi)
+    os.replace(tmp, path)
+    return path

@@ -1,0 +1,227 @@
+"""Reading lm-evaluation-harness (0.4.x) output folders into :class:`Run` records.
+
+lm-eval ``--output_path OUT`` writes ``OUT/<model_name_sanitized>/results_<date_id>.json``
+(keys ``results``, ``groups``, ``configs``, ``config`` with ``model``/``model_args``,
+``model_name``, ...) and, with ``--log_samples``, ``samples_<task>_<date_id>.jsonl`` next to
+it (one JSON object per document: ``doc_id``, ``doc``, ``filter``, ``metrics`` and each
+metric's value). :func:`load_runs` accepts ``OUT``, a model folder or a results file.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+BENCHMARKS = ("humaneval", "mbpp", "livecodebench")
+VARIANTS = ("orig", "US", "LV", "SF")
+BENCHMARK_LABELS = {"humaneval": "HumanEval", "mbpp": "MBPP", "livecodebench": "LiveCodeBench"}
+VARIANT_LABELS = {"orig": "Orig", "US": "US", "LV": "LV", "SF": "SF"}
+_VARIANT_KEYS = {"orig": "orig", "original": "orig", "us": "US", "lv": "LV", "sf": "SF"}
+TASK_RE = re.compile(r"^spec_defects_(?P<benchmark>[a-z0-9]+)_(?P<variant>orig|us|lv|sf)(?P<style>_instruct)?$",
+                     re.IGNORECASE)
+INSTRUCT_SUFFIX = " (instruct)"  # instruct-style tasks (spec_defects_*_instruct) are a model of their own
+_METRIC = "pass@1"
+_TASK_ID_KEYS = ("task_id", "question_id", "uid", "id")
+
+
+class ReportWarning(UserWarning):
+    """A results or samples file that was skipped or only partly read."""
+
+
+class ReportError(ValueError):
+    """Nothing usable in the given paths (missing folder, no results files)."""
+
+
+def parse_task_name(name: str) -> tuple[str, str, str] | None:
+    """``spec_defects_mbpp_us`` -> ``("mbpp", "US", "completion")``,
+    ``spec_defects_mbpp_us_instruct`` -> ``("mbpp", "US", "instruct")``; None for other
+    tasks (groups such as ``spec_defects_mbpp`` included)."""
+    m = TASK_RE.match(name)
+    if not m:
+        return None
+    style = "instruct" if m.group("style") else "completion"
+    return m.group("benchmark").lower(), _VARIANT_KEYS[m.group("variant").lower()], style
+
+
+def normalize_variant(v: str) -> str:
+    return _VARIANT_KEYS.get(str(v).strip().lower(), str(v))
+
+
+@dataclass
+class Run:
+    """One model's spec-defects results (possibly merged from several results files).
+
+    ``scores``: (benchmark, variant) -> pass@1 as a fraction in [0, 1]; ``stderr``: the same
+    keys -> lm-eval's stderr when reported; ``metric``: (benchmark, variant) -> the key read
+    (``pass@1,none`` ...); ``samples``: per-document rows (model, benchmark, variant, doc_id,
+    task_id, passed) from ``samples_*.jsonl`` files; ``sources``: the results files read.
+    """
+
+    model: str
+    scores: dict[tuple[str, str], float] = field(default_factory=dict)
+    stderr: dict[tuple[str, str], float] = field(default_factory=dict)
+    metric: dict[tuple[str, str], str] = field(default_factory=dict)
+    samples: list[dict] = field(default_factory=list)
+    sources: list[Path] = field(default_factory=list)
+
+    def pass_at_1(self, benchmark: str, variant: str) -> float | None:
+        return self.scores.get((benchmark, normalize_variant(variant)))
+
+    def to_dict(self) -> dict:
+        return {"model": self.model, "sources": [str(p) for p in self.sources],
+                "scores": [{"benchmark": b, "variant": v, "pass_at_1": s, "stderr": self.stderr.get((b, v)),
+                            "metric": self.metric.get((b, v))} for (b, v), s in self.scores.items()],
+                "n_samples": len(self.samples)}
+
+
+def model_name(data: dict, fallback: str) -> str:
+    """The model's name from lm-eval's ``config.model_args`` (``pretrained=``), else
+    ``model_name``, else ``fallback`` (the folder name)."""
+    args = (data.get("config") or {}).get("model_args") if isinstance(data.get("config"), dict) else None
+    if isinstance(args, dict) and args.get("pretrained"):
+        return str(args["pretrained"])
+    if isinstance(args, str) and "pretrained=" in args:
+        name = args.split("pretrained=", 1)[1].split(",", 1)[0].strip()
+        if name:
+            return name
+    if data.get("model_name"):
+        return str(data["model_name"])
+    return fallback
+
+
+def _pick_metric(metrics: dict) -> tuple[str, float] | None:
+    """``pass@1,none`` first, else the first ``pass@1,<filter>``; stderr keys are skipped."""
+    if not isinstance(metrics, dict):
+        return None
+    keys = [k for k in metrics if isinstance(k, str) and k.split(",", 1)[0] == _METRIC]
+    keys.sort(key=lambda k: (k != f"{_METRIC},none",))
+    for k in keys:
+        v = metrics[k]
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            return k, float(v)
+    return None
+
+
+def _results_files(path: Path) -> list[Path]:
+    if path.is_file():
+        return [path]
+    return sorted(p for p in path.rglob("results_*.json") if p.is_file())
+
+
+def _date_id(results_file: Path) -> str:
+    return results_file.stem[len("results_"):] if results_file.stem.startswith("results_") else ""
+
+
+def _read_samples(results_file: Path, task: str, filter_name: str, model: str, benchmark: str,
+                  variant: str) -> list[dict]:
+    path = results_file.parent / f"samples_{task}_{_date_id(results_file)}.jsonl"
+    if not path.exists():
+        return []
+    rows = []
+    try:
+        with open(path, encoding="utf-8") as f:
+            for lineno, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                s = json.loads(line)
+                if s.get("filter", "none") != filter_name:
+                    continue
+                value = s.get(_METRIC)
+                if not isinstance(value, (int, float)):
+                    raise ValueError(f"line {lineno} has no numeric {_METRIC!r}")
+                doc = s.get("doc") if isinstance(s.get("doc"), dict) else {}
+                tid = next((doc[k] for k in _TASK_ID_KEYS if doc.get(k) is not None), None)
+                value = float(value)
+                rows.append({"model": model, "benchmark": benchmark, "variant": variant,
+                             "doc_id": s.get("doc_id"), "task_id": tid if tid is not None else s.get("doc_id"),
+                             "passed": int(value) if value in (0.0, 1.0) else value})
+    except (OSError, ValueError) as e:
+        warnings.warn(f"skipping samples file {path}: {e}", ReportWarning, stacklevel=3)
+        return []
+    return rows
+
+
+def read_results_file(path: str | Path, fallback_name: str | None = None) -> list[Run]:
+    """The :class:`Run` of one ``results_*.json`` (spec-defects tasks only): one run, two
+    when the file also holds instruct-style tasks (that run's model is ``"<model> (instruct)"``),
+    none when it holds no spec-defects task. A malformed file (unreadable, not JSON, no
+    ``results`` mapping) is skipped with a :class:`ReportWarning` naming it."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
+            raise ValueError("no 'results' mapping")
+    except (OSError, ValueError) as e:
+        warnings.warn(f"skipping malformed lm-eval results file {path}: {e}", ReportWarning, stacklevel=2)
+        return []
+    name = model_name(data, fallback_name or path.parent.name)
+    runs: dict[str, Run] = {}
+    for task, metrics in data["results"].items():
+        parsed = parse_task_name(str(task))
+        if parsed is None:
+            continue
+        *key, style = parsed
+        key = tuple(key)
+        model = name + (INSTRUCT_SUFFIX if style == "instruct" else "")
+        run = runs.setdefault(model, Run(model=model, sources=[path]))
+        picked = _pick_metric(metrics)
+        if picked is None:
+            warnings.warn(f"{path}: task {task!r} has no numeric {_METRIC} metric; left as a gap",
+                          ReportWarning, stacklevel=2)
+            continue
+        mkey, value = picked
+        run.scores[key] = value
+        run.metric[key] = mkey
+        filt = mkey.split(",", 1)[1] if "," in mkey else "none"
+        se = metrics.get(f"{_METRIC}_stderr,{filt}")
+        if isinstance(se, (int, float)) and not isinstance(se, bool):
+            run.stderr[key] = float(se)
+        run.samples.extend(_read_samples(path, str(task), filt, run.model, *key))
+    # completion-style first, then instruct (stable otherwise)
+    return sorted((r for r in runs.values() if r.scores), key=lambda r: r.model.endswith(INSTRUCT_SUFFIX))
+
+
+def load_runs(paths: str | Path | Iterable[str | Path]) -> list[Run]:
+    """Runs from lm-eval output folders (``--output_path``), model folders or results files.
+
+    Every ``results_*.json`` below each path is read; files of the same model are merged, a
+    later file (by its lm-eval timestamp) replacing an earlier one's tasks. Models keep the
+    order in which they are first met. Raises :class:`ReportError` for a missing path or
+    when no results file holds a spec-defects task; malformed files only warn.
+    """
+    paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
+    files: list[Path] = []
+    for p in map(Path, paths):
+        if not p.exists():
+            raise ReportError(f"{p}: no such file or directory")
+        found = _results_files(p)
+        if not found:
+            raise ReportError(f"{p}: no lm-eval results_*.json file found")
+        files.extend(found)
+    runs: dict[str, Run] = {}
+    for f in sorted(dict.fromkeys(files), key=lambda f: (_date_id(f), str(f))):
+        for r in read_results_file(f):
+            if r.model not in runs:
+                runs[r.model] = r
+                continue
+            merged = runs[r.model]
+            replaced = set(r.scores)
+            merged.scores.update(r.scores)
+            merged.stderr = {k: v for k, v in merged.stderr.items() if k not in replaced} | r.stderr
+            merged.metric.update(r.metric)
+            merged.samples = [s for s in merged.samples if (s["benchmark"], s["variant"]) not in replaced] + r.samples
+            merged.sources.append(f)
+    if not runs:
+        raise ReportError("no spec-defects results (tasks spec_defects_<benchmark>_<variant>) in "
+                          + ", ".join(str(p) for p in paths))
+    # order of first appearance in the arguments, not by timestamp
+    order = {}
+    for f in files:
+        for name, r in runs.items():
+            if f in r.sources and name not in order:
+                order[name] = len(order)
+    return sorted(runs.values(), key=lambda r: order.get(r.model, len(order)))

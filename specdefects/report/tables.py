@@ -1,0 +1,294 @@
+"""Table 4 of the defective-descriptions study: pass@1 per model × benchmark × variant
+(Orig / US / LV / SF) with the signed change against Orig, in percent with one decimal.
+
+Everything starts from a *long* frame (:func:`scores_frame` for runs, :func:`published_frame`
+for the study's own numbers): one row per model, benchmark and variant, in percent. The
+display table (:func:`table4`) and the renderers (Markdown, LaTeX, CSV) work on either.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..metrics import drops
+from .runs import BENCHMARK_LABELS, BENCHMARKS, VARIANT_LABELS, VARIANTS, Run, normalize_variant
+
+GAP = "–"  # en dash: a model/benchmark/variant without a result
+LONG_COLUMNS = ["model", "benchmark", "variant", "pass_at_1", "abs_drop", "rel_drop_pct", "stderr"]
+PUBLISHED_FILE = "spec_defects_pass_at_1.csv"
+
+
+def _isnum(x: Any) -> bool:
+    return x is not None and not (isinstance(x, float) and math.isnan(x))
+
+
+def _with_drops(rows: list[dict]) -> pd.DataFrame:
+    """Add ``abs_drop`` (percentage points, signed) and ``rel_drop_pct`` per row through
+    :func:`specdefects.metrics.drops`; rows whose model/benchmark lacks Orig keep gaps."""
+    by_cell: dict[tuple[str, str], dict[str, float]] = {}
+    for r in rows:
+        by_cell.setdefault((r["model"], r["benchmark"]), {})[r["variant"]] = r["pass_at_1"]
+    for r in rows:
+        r.setdefault("abs_drop", None)
+        r.setdefault("rel_drop_pct", None)
+        cell = by_cell[(r["model"], r["benchmark"])]
+        if r["variant"] != "orig" and "orig" in cell:
+            d = drops({"orig": cell["orig"], r["variant"]: r["pass_at_1"]})[r["variant"]]
+            r["abs_drop"], r["rel_drop_pct"] = d["abs_drop"], d["rel_drop_pct"]
+    df = pd.DataFrame(rows)
+    extra = [c for c in df.columns if c not in LONG_COLUMNS]
+    for c in LONG_COLUMNS:
+        if c not in df.columns:
+            df[c] = None
+    return df[LONG_COLUMNS + extra]
+
+
+def scores_frame(runs: Sequence[Run]) -> pd.DataFrame:
+    """Long frame of runs: model, benchmark, variant, pass_at_1 (percent), abs_drop
+    (percentage points, variant - Orig), rel_drop_pct, stderr (percent). Only cells the runs
+    hold appear; a missing variant is simply absent (a gap in :func:`table4`)."""
+    rows = []
+    for run in runs:
+        for (b, v), s in run.scores.items():
+            se = run.stderr.get((b, v))
+            rows.append({"model": run.model, "benchmark": b, "variant": v, "pass_at_1": 100.0 * s,
+                         "stderr": None if se is None else 100.0 * se})
+    if not rows:
+        return pd.DataFrame(columns=LONG_COLUMNS)
+    return _sort(_with_drops(rows), [r.model for r in runs])
+
+
+def default_shared_data() -> Path:
+    """``$SPECDEFECTS_SHARED_DATA`` or ``<repo>/../shared/data`` (the project's machines)."""
+    env = os.environ.get("SPECDEFECTS_SHARED_DATA")
+    return Path(env) if env else Path(__file__).resolve().parents[3] / "shared" / "data"
+
+
+def published_csv(shared_data: str | os.PathLike | None = None) -> Path:
+    """Where the study's Table 4 numbers lie: ``shared_data`` may be the CSV itself, the
+    ``published`` folder or the shared data folder above it (default :func:`default_shared_data`)."""
+    p = Path(shared_data) if shared_data is not None else default_shared_data()
+    for cand in (p, p / PUBLISHED_FILE, p / "published" / PUBLISHED_FILE):
+        if cand.is_file():
+            return cand
+    raise FileNotFoundError(f"no {PUBLISHED_FILE} at {p} (nor in {p / 'published'})")
+
+
+def published_frame(shared_data: str | os.PathLike | None = None) -> pd.DataFrame:
+    """The study's Table 4 ("reported in the study") as a long frame like
+    :func:`scores_frame` (plus ``tier``), from ``published/spec_defects_pass_at_1.csv``
+    (columns model, tier, benchmark, variant, pass_at_1 in percent)."""
+    path = published_csv(shared_data)
+    raw = pd.read_csv(path)
+    missing = {"model", "benchmark", "variant", "pass_at_1"} - set(raw.columns)
+    if missing:
+        raise ValueError(f"{path}: missing column(s) {sorted(missing)}")
+    rows = []
+    for rec in raw.to_dict("records"):
+        row = {"model": str(rec["model"]), "benchmark": str(rec["benchmark"]).lower(),
+               "variant": normalize_variant(rec["variant"]), "pass_at_1": float(rec["pass_at_1"]),
+               "stderr": None}
+        if "tier" in rec:
+            row["tier"] = rec["tier"]
+        rows.append(row)
+    return _sort(_with_drops(rows), list(dict.fromkeys(r["model"] for r in rows)))
+
+
+def _order(values, known) -> list:
+    present = list(dict.fromkeys(values))
+    return [k for k in known if k in present] + sorted(v for v in present if v not in known)
+
+
+def _sort(df: pd.DataFrame, models: list[str]) -> pd.DataFrame:
+    models = list(dict.fromkeys(models))
+    bench = _order(df["benchmark"], BENCHMARKS)
+    var = _order(df["variant"], VARIANTS)
+    key = df.apply(lambda r: (models.index(r["model"]) if r["model"] in models else len(models),
+                              bench.index(r["benchmark"]), var.index(r["variant"])), axis=1)
+    return df.iloc[sorted(range(len(df)), key=lambda i: key.iloc[i])].reset_index(drop=True)
+
+
+def _frame(data: Sequence[Run] | pd.DataFrame) -> pd.DataFrame:
+    return data if isinstance(data, pd.DataFrame) else scores_frame(data)
+
+
+def _grid(data) -> tuple[list[str], list[str], dict[tuple[str, str, str], dict]]:
+    df = _frame(data)
+    models = list(dict.fromkeys(df["model"]))
+    benchmarks = _order(df["benchmark"], BENCHMARKS)
+    cells = {(r["model"], r["benchmark"], r["variant"]): r for r in df.to_dict("records")}
+    return models, benchmarks, cells
+
+
+def _variants(data) -> list[str]:
+    df = _frame(data)
+    return list(VARIANTS) + sorted(v for v in set(df["variant"]) if v not in VARIANTS)
+
+
+def _fmt(x: float, decimals: int, signed: bool = False) -> str:
+    s = f"{x:+.{decimals}f}" if signed else f"{x:.{decimals}f}"
+    if signed and float(s) == 0:
+        return f"±{0:.{decimals}f}"
+    return s
+
+
+def _cell(rec: dict | None, variant: str, decimals: int) -> str:
+    if rec is None or not _isnum(rec.get("pass_at_1")):
+        return GAP
+    value = _fmt(rec["pass_at_1"], decimals)
+    if variant == "orig":
+        return value
+    delta = rec.get("abs_drop")
+    return f"{value} ({_fmt(delta, decimals, signed=True) if _isnum(delta) else GAP})"
+
+
+def table4(data: Sequence[Run] | pd.DataFrame, decimals: int = 1) -> pd.DataFrame:
+    """Display table: index ``Model``, columns (benchmark label, variant label) such as
+    ``("HumanEval", "US")``; Orig cells read ``37.2``, defect cells ``29.3 (-7.9)`` (change
+    against Orig in percentage points), missing cells :data:`GAP`. Strings throughout."""
+    models, benchmarks, cells = _grid(data)
+    variants = _variants(data)
+    cols = pd.MultiIndex.from_tuples([(BENCHMARK_LABELS.get(b, b), VARIANT_LABELS.get(v, v))
+                                      for b in benchmarks for v in variants])
+    rows = [[_cell(cells.get((m, b, v)), v, decimals) for b in benchmarks for v in variants] for m in models]
+    return pd.DataFrame(rows, index=pd.Index(models, name="Model"), columns=cols)
+
+
+def table4_numeric(data: Sequence[Run] | pd.DataFrame, decimals: int | None = 1) -> pd.DataFrame:
+    """Wide numeric table (for CSV): ``model`` then, per benchmark, ``<bench>_orig``,
+    ``<bench>_US``, ``<bench>_US_delta``, ... in percent (rounded to ``decimals`` unless
+    None); a gap is NaN (an empty CSV cell)."""
+    models, benchmarks, cells = _grid(data)
+    out = []
+    for m in models:
+        row: dict[str, Any] = {"model": m}
+        for b in benchmarks:
+            for v in _variants(data):
+                rec = cells.get((m, b, v)) or {}
+                row[f"{b}_{v}"] = rec.get("pass_at_1")
+                if v != "orig":
+                    row[f"{b}_{v}_delta"] = rec.get("abs_drop")
+        out.append(row)
+    df = pd.DataFrame(out).astype({c: float for c in out[0] if c != "model"}) if out else pd.DataFrame()
+    return df.round(decimals) if decimals is not None and not df.empty else df
+
+
+def to_markdown(table: pd.DataFrame) -> str:
+    """GitHub Markdown of a :func:`table4` table (one header row: ``HumanEval US`` ...)."""
+    heads = [table.index.name or "Model"] + [" ".join(c) if isinstance(c, tuple) else str(c) for c in table.columns]
+    lines = ["| " + " | ".join(heads) + " |",
+             "|" + "|".join(["---"] + ["---:"] * len(table.columns)) + "|"]
+    for model, row in table.iterrows():
+        lines.append("| " + " | ".join([_md_escape(str(model))] + [str(x) for x in row]) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _md_escape(s: str) -> str:
+    return s.replace("|", "\\|")
+
+
+_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+                  "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+
+
+def latex_escape(s: str) -> str:
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(s))
+
+
+def _latex_cell(text: str) -> str:
+    if text == GAP:
+        return "--"
+    text = latex_escape(text)
+    # "29.3 (-7.9)" -> "29.3 ($-$7.9)"; "(±0.0)" -> "($\pm$0.0)"
+    return text.replace("(-", "($-$").replace("(+", "($+$").replace("(±", r"($\pm$").replace("(" + GAP + ")", "(--)")
+
+
+def to_latex(table: pd.DataFrame, caption: str | None = None, label: str | None = None) -> str:
+    """A ``table`` environment with a booktabs ``tabular`` (``\\usepackage{booktabs}``):
+    one column group per benchmark (``\\multicolumn``), gaps as ``--``."""
+    cols = list(table.columns)
+    groups: list[tuple[str, int]] = []
+    for c in cols:
+        top = c[0] if isinstance(c, tuple) else ""
+        if groups and groups[-1][0] == top:
+            groups[-1] = (top, groups[-1][1] + 1)
+        else:
+            groups.append((top, 1))
+    out = [r"\begin{table}[t]", r"\centering", r"\small"]
+    if caption:
+        out.append(rf"\caption{{{latex_escape(caption)}}}")
+    if label:
+        out.append(rf"\label{{{latex_escape(label)}}}")
+    out.append(r"\begin{tabular}{l" + "r" * len(cols) + "}")
+    out.append(r"\toprule")
+    if any(g for g, _ in groups):
+        out.append(" & ".join([""] + [rf"\multicolumn{{{n}}}{{c}}{{{latex_escape(g)}}}" for g, n in groups]) + r" \\")
+        rules, start = [], 2
+        for _, n in groups:
+            rules.append(rf"\cmidrule(lr){{{start}-{start + n - 1}}}")
+            start += n
+        out.append(" ".join(rules))
+    subs = [c[-1] if isinstance(c, tuple) else str(c) for c in cols]
+    out.append(" & ".join([latex_escape(table.index.name or "Model")] + [latex_escape(s) for s in subs]) + r" \\")
+    out.append(r"\midrule")
+    for model, row in table.iterrows():
+        out.append(" & ".join([latex_escape(model)] + [_latex_cell(str(x)) for x in row]) + r" \\")
+    out += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+    return "\n".join(out) + "\n"
+
+
+def published_table4(shared_data: str | os.PathLike | None = None, decimals: int = 1) -> pd.DataFrame:
+    """The study's Table 4 ("reported in the study") in the :func:`table4` layout."""
+    return table4(published_frame(shared_data), decimals=decimals)
+
+
+def per_task_frame(runs: Sequence[Run]) -> pd.DataFrame:
+    """Per-document outcomes from the runs' samples files: model, benchmark, variant,
+    doc_id, task_id, passed (1/0, or the sample's pass@1 when it averages several
+    generations). Empty (with those columns) when no run logged samples."""
+    cols = ["model", "benchmark", "variant", "doc_id", "task_id", "passed"]
+    rows = [{c: s.get(c) for c in cols} for r in runs for s in r.samples]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def paired_drops_frame(runs: Sequence[Run], n_boot: int = 5000, seed: int = 0) -> pd.DataFrame:
+    """Paired per-task drops with task-bootstrap 95% intervals, from samples (via
+    :func:`specdefects.metrics.paired_drops`): model, benchmark, variant, orig, pass_at_1,
+    abs_drop, ci_low, ci_high (percent / percentage points), rel_drop_pct, n_tasks,
+    n_unpaired. Cells without 0/1 samples for Orig and the variant (one generation per
+    document) are left out."""
+    import warnings
+
+    from ..metrics import paired_drops
+    from .runs import ReportWarning
+
+    out = []
+    for run in runs:
+        per: dict[str, dict[str, dict]] = {}
+        graded: set[str] = set()  # benchmarks with a sample that averages several generations
+        for s in run.samples:
+            per.setdefault(s["benchmark"], {}).setdefault(s["variant"], {})[s["task_id"]] = [s["passed"]]
+            if s["passed"] not in (0, 1):
+                graded.add(s["benchmark"])
+        for b, by_var in per.items():
+            if "orig" not in by_var or len(by_var) < 2 or b in graded:
+                continue
+            try:
+                res = paired_drops(by_var, n_boot=n_boot, seed=seed)
+            except ValueError as e:
+                warnings.warn(f"{run.model} {b}: no paired drops ({e})", ReportWarning, stacklevel=2)
+                continue
+            for v, d in res.items():
+                out.append({"model": run.model, "benchmark": b, "variant": v,
+                            **{k: (100.0 * d[k]) for k in ("orig", "pass_at_1", "abs_drop", "ci_low", "ci_high")},
+                            "rel_drop_pct": d["rel_drop_pct"], "n_tasks": d["n_tasks"], "n_unpaired": d["n_unpaired"]})
+    cols = ["model", "benchmark", "variant", "orig", "pass_at_1", "abs_drop", "ci_low", "ci_high",
+            "rel_drop_pct", "n_tasks", "n_unpaired"]
+    df = pd.DataFrame(out, columns=cols)
+    return _sort(df, [r.model for r in runs]) if len(df) else df
