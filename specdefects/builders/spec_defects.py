@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from ..files import atomic_path
 from ..records import DEFECTS, Mutant, Task
 
 SPEC_BENCHMARKS = ("humaneval", "mbpp", "livecodebench")
@@ -227,15 +227,8 @@ class BuildReport:
 # --------------------------------------------------------------------------- build
 
 def _write_parquet_atomic(ds, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        ds.to_parquet(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_path(path) as tmp:
+        ds.to_parquet(str(tmp))
 
 
 def parquet_path(out: str | os.PathLike, config: str, split: str) -> Path:
