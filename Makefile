@@ -48,17 +48,20 @@ $(STAMP): setup.cfg pyproject.toml
 	$(PY) -m pip install --quiet -e ".[test,torch,eval,validator,leaderboard]"
 	touch $(STAMP)
 
-# bubblewrap gives the sandbox its own namespaces (no network, read-only root).
-# Without it the sandbox falls back to rlimits and says so on every result.
-sysdeps:  ## install system packages (bubblewrap) when running as root
-	@if command -v bwrap >/dev/null 2>&1; then :; \
+# bubblewrap gives the sandbox its own namespaces (no network, read-only root, own /tmp);
+# without it the sandbox falls back to rlimits and says so on every result. Debian's
+# chromium drives the leaderboard's browser test (never a browser download).
+SYSPKGS := bwrap:bubblewrap chromium:chromium
+sysdeps:  ## install system packages (bubblewrap, chromium) when running as root
+	@missing=""; for pair in $(SYSPKGS); do command -v $${pair%%:*} >/dev/null 2>&1 || missing="$$missing $${pair#*:}"; done; \
+	if [ -z "$$missing" ]; then :; \
 	elif [ "$$(id -u)" = 0 ]; then \
-		echo "installing bubblewrap (apt-get)"; \
-		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null) \
-		|| echo "WARNING: could not install bubblewrap; the sandbox will fall back to rlimits only"; \
+		echo "installing$$missing (apt-get)"; \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null) \
+		|| echo "WARNING: could not install$$missing: the sandbox falls back to rlimits / the browser test skips"; \
 	else \
-		echo "WARNING: bubblewrap (bwrap) is not installed and this is not root: run 'sudo apt-get install bubblewrap'"; \
-		echo "         until then the sandbox falls back to rlimits only (no network isolation)"; \
+		echo "WARNING: missing system packages:$$missing; run 'sudo apt-get install$$missing'"; \
+		echo "         until then the sandbox falls back to rlimits only and the browser test skips"; \
 	fi
 
 clean:  ## remove the virtual environment and caches

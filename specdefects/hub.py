@@ -29,6 +29,10 @@ class HubError(RuntimeError):
     """A push or repo id the Hub would refuse, said in one line."""
 
 
+class HubConflict(HubError):
+    """A commit made with ``parent_commit`` lost the race: the branch moved (HTTP 412/409)."""
+
+
 def check_repo_id(repo_id: str) -> str:
     """``namespace/name`` as the Hub accepts it, or :class:`HubError` saying why not."""
     if not isinstance(repo_id, str) or not repo_id.strip():
@@ -153,6 +157,82 @@ class HubRepo:
             raise HubError(f"push to {self.repo_id} at {where} failed: {type(e).__name__}: {msg}") from None
         return list(self.commits)
 
+    # -- small-file access, used by the leaderboard store (requests/results repos) -----------------
+
+    def _one_line(self, e: Exception, what: str) -> HubError:
+        from huggingface_hub.errors import HfHubHTTPError
+        if isinstance(e, HfHubHTTPError):
+            status = getattr(getattr(e, "response", None), "status_code", "?")
+            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            cls = HubConflict if status in (409, 412) else HubError
+            return cls(f"{what} {self.repo_id} failed: HTTP {status}: {first}")
+        msg = str(e).strip().splitlines()[0] if str(e).strip() else ""
+        return HubError(f"{what} {self.repo_id} at {self.endpoint or 'https://huggingface.co'} failed: "
+                        f"{type(e).__name__}: {msg}")
+
+    def ensure_repo(self) -> None:
+        """Create the dataset repo when it does not exist yet."""
+        try:
+            self._api().create_repo(self.repo_id, repo_type="dataset", exist_ok=True, private=self.private)
+        except Exception as e:
+            raise self._one_line(e, "create") from None
+
+    def head(self) -> str:
+        """The commit sha the branch (``revision``, default main) points at now."""
+        try:
+            info = self._api().repo_info(self.repo_id, repo_type="dataset", revision=self.revision)
+        except Exception as e:
+            raise self._one_line(e, "read") from None
+        return str(info.sha)
+
+    def list_files(self, prefix: str = "", revision: str | None = None) -> list[str]:
+        """Paths in the repo (at ``revision``, a sha for a consistent snapshot) under ``prefix``."""
+        try:
+            files = self._api().list_repo_files(self.repo_id, repo_type="dataset",
+                                                revision=revision or self.revision)
+        except Exception as e:
+            raise self._one_line(e, "list") from None
+        return sorted(f for f in files if f.startswith(prefix))
+
+    def read_bytes(self, path: str, revision: str | None = None, max_bytes: int = 50_000_000) -> bytes:
+        """One file's bytes, fetched without the download cache (small JSON files)."""
+        from urllib.parse import quote
+
+        from huggingface_hub import constants
+        from huggingface_hub.utils import build_hf_headers, get_session, hf_raise_for_status
+        endpoint = self.endpoint or constants.ENDPOINT
+        rev = quote(revision or self.revision or "main", safe="")
+        url = f"{endpoint}/datasets/{self.repo_id}/resolve/{rev}/{quote(path)}"
+        try:
+            r = get_session().get(url, headers=build_hf_headers(token=self.token), follow_redirects=True)
+            hf_raise_for_status(r)
+        except Exception as e:
+            raise self._one_line(e, f"read {path} from") from None
+        if len(r.content) > max_bytes:
+            raise HubError(f"{path} in {self.repo_id} is larger than {max_bytes} bytes")
+        return r.content
+
+    def commit_files(self, files: dict[str, bytes | str | os.PathLike], message: str, *,
+                     parent_commit: str | None = None, delete: Iterable[str] = ()) -> str:
+        """One commit adding ``files`` (path in repo -> bytes or a local file) and deleting ``delete``.
+
+        With ``parent_commit`` the commit only lands when the branch still points there, else
+        :class:`HubConflict` (optimistic concurrency: re-read and retry). Returns the new sha.
+        """
+        import io
+
+        from huggingface_hub import CommitOperationAdd, CommitOperationDelete
+        ops = []
+        for path, content in files.items():
+            src = io.BytesIO(content) if isinstance(content, bytes) else str(content)
+            ops.append(CommitOperationAdd(path_in_repo=path, path_or_fileobj=src))
+        ops += [CommitOperationDelete(path_in_repo=p) for p in delete]
+        try:
+            info = self._api().create_commit(self.repo_id, ops, repo_type="dataset", revision=self.revision,
+                                             commit_message=message, parent_commit=parent_commit)
+        except Exception as e:
+            raise self._one_line(e, "commit to") from None
+        return str(getattr(info, "oid", "") or "")
 
 def store_for(target: str | os.PathLike, **kw) -> ArtifactStore:
     """``hf://datasets/NAMESPACE/NAME`` -> :class:`HubRepo`; anything else -> :class:`LocalFolder`."""
@@ -173,5 +253,5 @@ def push_dataset(folder: str | os.PathLike, repo_id: str, configs: Iterable[str]
         folder, configs, progress=progress)
 
 
-__all__ = ["ArtifactStore", "HubError", "HubRepo", "LocalFolder", "check_repo_id", "dataset_configs",
+__all__ = ["ArtifactStore", "HubConflict", "HubError", "HubRepo", "LocalFolder", "check_repo_id", "dataset_configs",
            "push_dataset", "store_for"]

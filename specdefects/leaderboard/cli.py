@@ -1,0 +1,156 @@
+"""``specdefects leaderboard serve|submit|run-queue|upload-results|list`` (wired into specdefects.cli)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def _one_line(fn):
+    """Hub failures (RuntimeError) become the one-line ValueError that specdefects.cli reports."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(args):
+        from ..hub import HubError
+        try:
+            return fn(args)
+        except HubError as e:
+            raise ValueError(str(e)) from None
+    return wrapper
+
+
+def _store(args):
+    from .store import open_store
+    return open_store(args.store)
+
+
+@_one_line
+def cmd_serve(args) -> int:
+    from .app import launch
+    if args.port is not None and not (0 < args.port < 65536):
+        raise ValueError("--port must be 1..65535")
+    print(f"leaderboard on http://{args.host}:{args.port or 7860} (store: {_store(args).describe()})", flush=True)
+    launch(args.store, host=args.host, port=args.port, published=args.published)
+    return 0
+
+
+@_one_line
+def cmd_submit(args) -> int:
+    from .submissions import make_request
+    store = _store(args)
+    req = make_request(args.model, args.revision, args.precision, args.model_type, args.chat_template,
+                       args.submitter, args.backend)
+    store.submit(req)
+    if args.json:
+        print(json.dumps(req, indent=2))
+    else:
+        print(f"submitted {req['model']} (revision {req['revision']}, {req['precision']}): PENDING as {req['id']} "
+              f"in {store.describe()}")
+    return 0
+
+
+@_one_line
+def cmd_run_queue(args) -> int:
+    from .queue import DEFAULT_RUNNER, run_queue
+    if args.poll_interval <= 0 or args.lease <= 0:
+        raise ValueError("--poll-interval and --lease must be positive")
+    store = _store(args)
+    done = run_queue(store, args.runner or DEFAULT_RUNNER, once=args.once, poll_interval=args.poll_interval,
+                     lease_s=args.lease, tasks=args.tasks, check_hub=args.check_hub, timeout_s=args.timeout)
+    if args.json:
+        print(json.dumps([{"id": i, "status": s} for i, s in done]))
+    elif not done:
+        print(f"queue is empty ({store.describe()})")
+    return 1 if any(s == "FAILED" for _, s in done) else 0
+
+
+@_one_line
+def cmd_upload_results(args) -> int:
+    from .results import upload_results
+    store = _store(args)
+    stored = upload_results(store, args.folder, model=args.model)
+    for s in stored:
+        print(f"stored self-reported results {s} in {store.describe()}")
+    return 0
+
+
+@_one_line
+def cmd_list(args) -> int:
+    store = _store(args)
+    reqs = store.list_requests()
+    if args.json:
+        print(json.dumps(reqs, indent=2))
+        return 0
+    for w in store.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    for r in reqs:
+        extra = f"  {r['error'].splitlines()[0][:120]}" if r.get("error") else ""
+        print(f"{r['status']:<9} {r['model']}  {r['revision']}  {r['precision']}  {r['submitted_time']}{extra}")
+    if not reqs:
+        print(f"no requests in {store.describe()}")
+    return 0
+
+
+def add_leaderboard_parser(sub) -> None:
+    from .queue import DEFAULT_TASKS
+    from .store import default_store_spec
+    from .submissions import BACKENDS, MODEL_TYPES, PRECISIONS
+
+    lb = sub.add_parser("leaderboard", help="the leaderboard: serve the app, submit models, run the queue",
+                        description="The leaderboard's app, submissions and evaluation queue. Every subcommand "
+                                    "reads and writes one store: a local folder (requests/, results/) or two Hub "
+                                    "dataset repos, --store hub:ORG/requests,ORG/results.")
+    lsub = lb.add_subparsers(dest="leaderboard_command", metavar="SUBCOMMAND", required=True)
+
+    def common(p):
+        p.add_argument("--store", default=default_store_spec(),
+                       help="a folder, or hub:ORG/REQUESTS_REPO,ORG/RESULTS_REPO (default $SPECDEFECTS_LEADERBOARD_"
+                            "STORE, else $SPECDEFECTS_HOME/leaderboard, else ./leaderboard-store; now: %(default)s)")
+        p.add_argument("--json", action="store_true", help="machine-readable output")
+
+    p = lsub.add_parser("serve", help="run the Gradio app")
+    common(p)
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=None, help="port (default 7860 or $GRADIO_SERVER_PORT)")
+    p.add_argument("--published", default=None, help="folder with the study's CSVs (default: the packaged ones)")
+    p.set_defaults(func=cmd_serve)
+
+    p = lsub.add_parser("submit", help="queue a Hub model for evaluation (validated; duplicates refused)")
+    common(p)
+    p.add_argument("--model", required=True, help="ORG/NAME on the Hub")
+    p.add_argument("--revision", default=None, help="commit sha or branch (default main)")
+    p.add_argument("--precision", default="bfloat16", choices=PRECISIONS)
+    p.add_argument("--model-type", default="pretrained", choices=MODEL_TYPES)
+    p.add_argument("--chat-template", action=argparse.BooleanOptionalAction, default=False,
+                   help="apply the model's chat template (default: no)")
+    p.add_argument("--backend", default="vllm", choices=BACKENDS, help="how the worker runs it (default vllm)")
+    p.add_argument("--submitter", default="anonymous", help="who submitted it")
+    p.set_defaults(func=cmd_submit)
+
+    p = lsub.add_parser("run-queue", help="evaluate PENDING requests (oldest first)")
+    common(p)
+    p.add_argument("--once", action="store_true", help="handle at most one request, then exit")
+    p.add_argument("--poll-interval", type=float, default=60.0, help="seconds between polls of an empty queue")
+    p.add_argument("--lease", type=float, default=600.0,
+                   help="seconds a claim lasts without renewal; a dead worker's request is re-queued after it")
+    p.add_argument("--runner", default=None,
+                   help="evaluation command template; placeholders {backend} {model} {revision} {precision} "
+                        "{dtype} {model_args} {tasks} {output} {chat_template} (default: specdefects eval ... "
+                        "--output_path {output} --log_samples)")
+    p.add_argument("--tasks", default=DEFAULT_TASKS, help="lm-eval tasks/groups (default %(default)s)")
+    p.add_argument("--check-hub", action=argparse.BooleanOptionalAction, default=None,
+                   help="check model existence/licence/size on the Hub first (default: on for hub: stores)")
+    p.add_argument("--timeout", type=float, default=None, help="stop an evaluation after this many seconds")
+    p.set_defaults(func=cmd_run_queue)
+
+    p = lsub.add_parser("upload-results", help="add an lm-eval results folder as self-reported rows")
+    common(p)
+    p.add_argument("folder", help="an lm-eval --output_path folder (OUT/<model>/results_<ts>.json)")
+    p.add_argument("--model", default=None, help="ORG/NAME to show (default: from the results' model_args)")
+    p.set_defaults(func=cmd_upload_results)
+
+    p = lsub.add_parser("list", help="list the requests and their status")
+    common(p)
+    p.set_defaults(func=cmd_list)

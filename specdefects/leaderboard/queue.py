@@ -1,0 +1,156 @@
+"""The evaluation queue worker: claim the oldest PENDING request, run it, store its results.
+
+The evaluation itself is a subprocess (``specdefects eval`` by default, i.e. lm-eval with our tasks)
+built from a command template, so the worker does not care how a model is run:
+
+    {backend} {model} {revision} {precision} {dtype} {model_args} {tasks} {output} {chat_template}
+
+are substituted per argument (an argument that ends up empty is dropped). While it runs the worker
+renews its lease; if the lease was lost (another worker took over after a stall) the subprocess
+is killed and nothing is written.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from .results import find_lmeval_results, make_summary, sample_files
+from .store import Claim, HubStore, LeaderboardStore
+from .submissions import SubmissionError, check_model_on_hub
+
+log = logging.getLogger("specdefects.leaderboard")
+
+DEFAULT_TASKS = "spec_defects,follow_tests"
+DEFAULT_RUNNER = (f"{shlex.quote(sys.executable)} -m specdefects.cli eval --model {{backend}} "
+                  "--model_args {model_args} --tasks {tasks} --output_path {output} --log_samples "
+                  "--confirm_run_unsafe_code {chat_template}")
+_DTYPE = {"bfloat16": "bfloat16", "float16": "float16", "float32": "float32", "8bit": "auto", "4bit": "auto"}
+
+
+def model_args(req: dict) -> str:
+    parts = [f"pretrained={req['model']}"]
+    if req.get("revision") and req["revision"] != "main":
+        parts.append(f"revision={req['revision']}")
+    parts.append(f"dtype={_DTYPE.get(req.get('precision'), 'auto')}")
+    if req.get("precision") in ("8bit", "4bit"):
+        parts.append("quantization=bitsandbytes" if req.get("backend", "vllm") == "vllm"
+                     else f"load_in_{req['precision'][0]}bit=True")
+    return ",".join(parts)
+
+
+def runner_argv(template: str, req: dict, output: str | Path, tasks: str = DEFAULT_TASKS) -> list[str]:
+    values = {"backend": req.get("backend") or "vllm", "model": req["model"], "revision": req.get("revision") or
+              "main", "precision": req.get("precision") or "bfloat16",
+              "dtype": _DTYPE.get(req.get("precision"), "auto"), "model_args": model_args(req), "tasks": tasks,
+              "output": str(output), "chat_template": "--apply_chat_template" if req.get("chat_template") else ""}
+    argv = []
+    for tok in shlex.split(template):
+        try:
+            tok = tok.format_map(values)
+        except (KeyError, IndexError, ValueError) as e:
+            raise SubmissionError(f"runner template: unknown placeholder in {tok!r} ({e})") from None
+        if tok:
+            argv.append(tok)
+    return argv
+
+
+def _tail(path: Path, n: int = 15) -> str:
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return ""
+    return "\n".join(lines[-n:])[-2000:]
+
+
+def run_request(store: LeaderboardStore, claim: Claim, runner: str = DEFAULT_RUNNER, *, tasks: str = DEFAULT_TASKS,
+                lease_s: float = 600.0, check_hub: bool | None = None, timeout_s: float | None = None,
+                workdir: str | Path | None = None) -> str:
+    """Run one claimed request; returns its final status (FINISHED, FAILED or LOST)."""
+    req = claim.request
+    if check_hub is None:
+        check_hub = isinstance(store, HubStore)
+    tmp = tempfile.TemporaryDirectory(prefix="sd-lb-", dir=workdir)
+    out = Path(tmp.name) / "out"
+    logfile = Path(tmp.name) / "eval.log"
+    try:
+        if check_hub:
+            info = check_model_on_hub(req["model"], req.get("revision") or "main")
+            req["params"], req["license"] = info.get("params"), info.get("license")
+        argv = runner_argv(runner, req, out, tasks)
+        log.info("running %s: %s", claim.id, shlex.join(argv))
+        start = time.time()
+        with open(logfile, "wb") as lf:
+            proc = subprocess.Popen(argv, stdout=lf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                    start_new_session=True)
+            renew_every = max(1.0, lease_s / 3)
+            while True:
+                try:
+                    rc = proc.wait(timeout=renew_every)
+                    break
+                except subprocess.TimeoutExpired:
+                    pass
+                if timeout_s and time.time() - start > timeout_s:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
+                    raise RuntimeError(f"evaluation exceeded {timeout_s:.0f} s and was stopped")
+                if not store.renew(claim, lease_s):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
+                    log.warning("lost the lease on %s: another worker took it over; stopped", claim.id)
+                    return "LOST"
+        if rc != 0:
+            raise RuntimeError(f"evaluation command exited with status {rc}: {_tail(logfile, 6)}")
+        found = find_lmeval_results(out)
+        if not found:
+            raise RuntimeError(f"evaluation wrote no results_*.json under its output folder: {_tail(logfile, 4)}")
+        import json
+        lmeval = json.loads(found[-1].read_text(encoding="utf-8"))
+        summary = make_summary(lmeval, source="evaluated", request=req)
+        files = sample_files(found[-1])
+        files["eval.log"] = logfile
+        ok = store.complete(claim, "FINISHED", result=summary, files=files)
+        return "FINISHED" if ok else "LOST"
+    except Exception as e:  # noqa: BLE001 - every failure is recorded on the request
+        msg = (str(e).strip() or type(e).__name__)[:2000]
+        log.error("request %s failed: %s", claim.id, msg.splitlines()[0] if msg else "")
+        ok = store.complete(claim, "FAILED", error=msg)
+        return "FAILED" if ok else "LOST"
+    finally:
+        tmp.cleanup()
+
+
+def worker_name() -> str:
+    return f"{socket.gethostname()}-{os.getpid()}"
+
+
+def run_queue(store: LeaderboardStore, runner: str = DEFAULT_RUNNER, *, once: bool = False,
+              poll_interval: float = 60.0, lease_s: float = 600.0, tasks: str = DEFAULT_TASKS,
+              check_hub: bool | None = None, timeout_s: float | None = None, worker: str | None = None,
+              echo=print) -> list[tuple[str, str]]:
+    """Process requests until the queue is empty (``once``) or forever; the (id, status) handled."""
+    worker = worker or worker_name()
+    done = []
+    while True:
+        claim = store.claim(worker, lease_s)
+        if claim is None:
+            if once:
+                return done
+            time.sleep(poll_interval)
+            continue
+        echo(f"{claim.id}: RUNNING (attempt {claim.attempt}, worker {worker})")
+        status = run_request(store, claim, runner, tasks=tasks, lease_s=lease_s, check_hub=check_hub,
+                             timeout_s=timeout_s)
+        reason = claim.request.get("error") if status == "FAILED" else None
+        echo(f"{claim.id}: {status}" + (f": {reason.splitlines()[0][:300]}" if reason else ""))
+        done.append((claim.id, status))
+        if once:
+            return done

@@ -1,0 +1,399 @@
+"""Results: lm-eval output folders -> our summary JSON -> the leaderboard's tables.
+
+A results JSON in the store is either our summary (``schema: specdefects-leaderboard-result/1``,
+written by the worker or ``leaderboard upload-results``) or a raw lm-eval 0.4 ``results_<ts>.json``
+(``results`` {task: {"pass@1,none": 0.37}}, ``config`` {model, model_args}). Pass@1 is shown in
+percent. Files that cannot be read are skipped with a warning (returned and logged), never fatal.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .submissions import MODEL_ID, now_iso
+
+log = logging.getLogger("specdefects.leaderboard")
+
+RESULT_SCHEMA = "specdefects-leaderboard-result/1"
+BENCHMARKS = ("humaneval", "mbpp", "livecodebench")
+VARIANTS = ("orig", "US", "LV", "SF")
+DEFECTS = ("US", "LV", "SF")
+FOLLOW_KEYS = ("switching", "ci_low", "ci_high", "tests_a_adherence", "tests_b_adherence", "explicit_a",
+               "explicit_b")
+PUBLISHED_DIR = Path(__file__).resolve().parent / "published"
+SOURCE_LABEL = {"study": "◆ reported in the study", "evaluated": "✔ evaluated here",
+                "self-reported": "⚠ self-reported"}
+_BENCH_ALIASES = {"humaneval": "humaneval", "he": "humaneval", "mbpp": "mbpp", "livecodebench": "livecodebench",
+                  "lcb": "livecodebench", "humanevalplus": "humanevalplus", "mbppplus": "mbppplus"}
+_VAR_ALIASES = {"orig": "orig", "original": "orig", "clean": "orig", "base": "orig", "us": "US", "lv": "LV",
+                "sf": "SF"}
+MAX_RESULT_BYTES = 20_000_000
+
+
+def parse_task(name: str) -> tuple[str, str] | None:
+    """``spec_defects_humaneval_lv[_instruct]`` -> ("humaneval", "LV"); groups -> None."""
+    toks = [t for t in re.split(r"[^a-z0-9+]+", str(name).lower()) if t]
+    if not toks or "follow" in toks:
+        return None
+    bench = next((_BENCH_ALIASES[t] for t in toks if t in _BENCH_ALIASES), None)
+    if bench is None:
+        return None
+    var = next((_VAR_ALIASES[t] for t in toks if t in _VAR_ALIASES), None)
+    return (bench, var) if var else None  # a group (spec_defects_humaneval) averages variants: not a cell
+
+
+def _metric(metrics: dict, *names: str):
+    for key, v in metrics.items():
+        base = str(key).split(",", 1)[0]
+        if base in names and not str(base).endswith("_stderr") and isinstance(v, (int, float)) \
+                and not isinstance(v, bool) and math.isfinite(v):
+            return float(v)
+    return None
+
+
+def _model_from_config(obj: dict) -> str | None:
+    cfg = obj.get("config") or {}
+    args = cfg.get("model_args")
+    if isinstance(args, dict):
+        name = args.get("pretrained") or args.get("model")
+    else:
+        m = re.search(r"(?:^|,)\s*(?:pretrained|model)=([^,]+)", str(args or ""))
+        name = m.group(1) if m else None
+    return name or obj.get("model_name") or cfg.get("model")
+
+
+def summarize_lmeval(obj: dict) -> dict:
+    """Our summary of one lm-eval results JSON: scores[benchmark][variant] (percent), follow_tests."""
+    if not isinstance(obj, dict) or not isinstance(obj.get("results"), dict):
+        raise ValueError("not an lm-eval results file (no 'results' object)")
+    scores: dict[str, dict[str, float]] = {}
+    follow: dict[str, float] = {}
+    for task, metrics in obj["results"].items():
+        if not isinstance(metrics, dict):
+            continue
+        if str(task).startswith("follow_tests"):
+            for k in FOLLOW_KEYS:
+                v = _metric(metrics, k, f"switching_{k}" if k.startswith("ci_") else k)
+                if v is not None and k not in follow:
+                    follow[k] = round(v * 100 if abs(v) <= 1 else v, 2)
+            continue
+        parsed = parse_task(task)
+        v = _metric(metrics, "pass@1", "pass_at_1")
+        if parsed and v is not None:
+            scores.setdefault(parsed[0], {})[parsed[1]] = round(v * 100, 2)
+    if not scores and not follow:
+        raise ValueError("no spec_defects pass@1 or follow_tests metrics in it")
+    cfg = obj.get("config") or {}
+    out = {"model": _model_from_config(obj), "backend": cfg.get("model"), "scores": scores}
+    if follow:
+        out["follow_tests"] = follow
+    return out
+
+
+def make_summary(lmeval: dict, *, source: str, request: dict | None = None, model: str | None = None) -> dict:
+    s = summarize_lmeval(lmeval)
+    request = request or {}
+    out = {"schema": RESULT_SCHEMA, "source": source, "model": model or request.get("model") or s["model"],
+           "revision": request.get("revision"), "precision": request.get("precision"),
+           "model_type": request.get("model_type"), "params": request.get("params"),
+           "request_id": request.get("id"), "created_time": now_iso(), "backend": s.get("backend"),
+           "scores": s["scores"], "lm_eval": lmeval}
+    if "follow_tests" in s:
+        out["follow_tests"] = s["follow_tests"]
+    return out
+
+
+def find_lmeval_results(folder: str | Path) -> list[Path]:
+    """``results_*.json`` under an lm-eval ``--output_path`` folder (``OUT/<model>/results_<ts>.json``)."""
+    folder = Path(folder)
+    if folder.is_file():
+        return [folder]
+    return sorted(folder.rglob("results_*.json"), key=lambda p: p.stat().st_mtime)
+
+
+def sample_files(results_json: Path) -> dict[str, Path]:
+    return {p.name: p for p in sorted(results_json.parent.glob("samples_*.jsonl"))}
+
+
+# ------------------------------------------------------------------------------------------------
+@dataclass
+class Board:
+    """Everything the app shows, loaded once per refresh."""
+    robustness: list[dict] = field(default_factory=list)
+    follow: list[dict] = field(default_factory=list)
+    detectors: list[dict] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def _tier(params) -> str:
+    if not params:
+        return "unknown"
+    return "small" if params < 15e9 else "large"
+
+
+def _safe_name(name, path: str) -> str:
+    name = str(name or "").strip()
+    if not name:
+        raise ValueError("no model name in it")
+    if len(name) > 200 or re.search(r"[<>\x00-\x1f]", name):
+        raise ValueError("model name is not plain text")
+    if not MODEL_ID.match(name):  # a local path or a bare name: show its last part
+        name = name.rstrip("/").split("/")[-1]
+    return name
+
+
+def parse_result(path: str, raw: bytes) -> dict:
+    """One stored results JSON -> our summary; ValueError (one line) when it cannot be used."""
+    if not raw:
+        raise ValueError("empty file")
+    if len(raw) > MAX_RESULT_BYTES:
+        raise ValueError(f"larger than {MAX_RESULT_BYTES} bytes")
+    try:
+        obj = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise ValueError(f"not valid JSON ({str(e).splitlines()[0][:80]})") from None
+    if not isinstance(obj, dict):
+        raise ValueError("not a JSON object")
+    if obj.get("schema") == RESULT_SCHEMA:
+        if not isinstance(obj.get("scores"), dict):
+            raise ValueError("summary without 'scores'")
+        s = dict(obj)
+    elif "results" in obj:
+        s = make_summary(obj, source="self-reported")
+    else:
+        raise ValueError("neither a specdefects summary nor an lm-eval results file")
+    s["model"] = _safe_name(s.get("model"), path)
+    if s.get("source") not in ("evaluated", "self-reported"):
+        s["source"] = "self-reported"
+    for bench, vs in s["scores"].items():
+        if bench not in _BENCH_ALIASES.values() or not isinstance(vs, dict):
+            raise ValueError(f"unknown benchmark {str(bench)[:40]!r}")
+        for var, v in vs.items():
+            if var not in VARIANTS or not isinstance(v, (int, float)) or not (0 <= v <= 100):
+                raise ValueError(f"bad score {str(var)[:10]}={str(v)[:20]} for {bench}")
+    return s
+
+
+def _rob_row(model, bench, vals: dict, source: str, tier: str, mtype: str, revision="", precision="") -> dict:
+    row = {"Model": model, "Benchmark": bench, "Orig": vals.get("orig")}
+    for d in DEFECTS:
+        v = vals.get(d)
+        row[d] = v
+        row[f"Δ{d}"] = round(v - vals["orig"], 1) if v is not None and vals.get("orig") is not None else None
+    row.update({"Size": tier, "Type": mtype, "Source": SOURCE_LABEL[source], "Revision": revision or "",
+                "Precision": precision or ""})
+    return row
+
+
+def load_published(folder: str | Path | None = None, warnings: list[str] | None = None) -> Board:
+    import csv
+    folder = Path(folder) if folder else PUBLISHED_DIR
+    board = Board()
+    warnings = board.warnings if warnings is None else warnings
+
+    def rows(name):
+        p = folder / name
+        try:
+            with open(p, newline="", encoding="utf-8") as f:
+                return list(csv.DictReader(f))
+        except OSError as e:
+            msg = f"published figures {name} not loaded: {e.strerror or e}"
+            warnings.append(msg)
+            log.warning(msg)
+            return []
+
+    def num(x):
+        try:
+            return float(x) if x not in (None, "") else None
+        except ValueError:
+            return None
+
+    table: dict[tuple[str, str], dict] = {}
+    tiers: dict[str, str] = {}
+    for r in rows("spec_defects_pass_at_1.csv"):
+        v = num(r.get("pass_at_1"))
+        if v is None or r.get("variant") not in VARIANTS:
+            continue
+        table.setdefault((r["model"], r["benchmark"]), {})[r["variant"]] = v
+        tiers[r["model"]] = r.get("tier") or "unknown"
+    for (m, b), vals in table.items():
+        mtype = "api" if tiers[m] == "api" else "pretrained"
+        board.robustness.append(_rob_row(m, b, vals, "study", tiers[m], mtype))
+    for r in rows("follow_tests_switching.csv"):
+        board.follow.append(_follow_row(r["model"], {k: num(r.get(k)) for k in FOLLOW_KEYS}, "study"))
+    for r in rows("spec_defects_detectors.csv"):
+        d = {"Classifier": r["classifier"], "Trainable %": num(r.get("trainable_pct"))}
+        for k, col in (("accuracy", "Accuracy"), ("precision", "Precision"), ("recall", "Recall"),
+                       ("f1", "F1"), ("mcc", "MCC")):
+            d[col] = num(r.get(k))
+        d["Source"] = SOURCE_LABEL["study"]
+        board.detectors.append(d)
+    return board
+
+
+def _follow_row(model: str, f: dict, source: str) -> dict:
+    lo, hi = f.get("ci_low"), f.get("ci_high")
+    return {"Model": model, "Switching %": f.get("switching"), "95% CI": f"[{lo:.1f}, {hi:.1f}]"
+            if lo is not None and hi is not None else "", "CI low": lo, "CI high": hi,
+            "Tests A adherence %": f.get("tests_a_adherence"), "Tests B adherence %": f.get("tests_b_adherence"),
+            "Explicit A %": f.get("explicit_a"), "Explicit B %": f.get("explicit_b"),
+            "Source": SOURCE_LABEL[source]}
+
+
+def load_board(store=None, published: str | Path | None = None) -> Board:
+    """The study's rows + every usable results file in ``store``; bad files become warnings."""
+    board = load_published(published)
+    if store is None:
+        return board
+    try:
+        items = store.list_results()
+    except Exception as e:  # an unreachable Hub must not take the app down
+        msg = f"results store {store.describe()} not readable: {e}"
+        board.warnings.append(msg)
+        log.warning(msg)
+        return board
+    for path, raw in items:
+        try:
+            s = parse_result(path, raw)
+        except ValueError as e:
+            msg = f"skipped results file {path}: {e}"
+            board.warnings.append(msg)
+            log.warning(msg)
+            continue
+        tier = _tier(s.get("params"))
+        for bench, vals in sorted(s["scores"].items()):
+            if vals.get("orig") is None and not vals:
+                continue
+            board.robustness.append(_rob_row(s["model"], bench, vals, s["source"], tier,
+                                             s.get("model_type") or "unknown", s.get("revision") or "",
+                                             s.get("precision") or ""))
+        if s.get("follow_tests"):
+            board.follow.append(_follow_row(s["model"], s["follow_tests"], s["source"]))
+    return board
+
+
+# ------------------------------------------------------------------------------------------------
+ROBUSTNESS_COLUMNS = ["Model", "Benchmark", "Orig", "US", "ΔUS", "LV", "ΔLV", "SF", "ΔSF", "Size", "Type",
+                      "Source", "Revision", "Precision"]
+FOLLOW_COLUMNS = ["Model", "Switching %", "95% CI", "CI low", "CI high", "Tests A adherence %",
+                  "Tests B adherence %", "Explicit A %", "Explicit B %", "Source"]
+DETECTOR_COLUMNS = ["Classifier", "Trainable %", "Accuracy", "Precision", "Recall", "F1", "MCC", "Source"]
+
+
+def robustness_frame(rows: list[dict], search: str = "", sizes=None, types=None, sources=None,
+                     benchmarks=None):
+    import pandas as pd
+    df = pd.DataFrame(rows, columns=ROBUSTNESS_COLUMNS)
+    if search:
+        terms = [t.strip().lower() for t in search.split(";") if t.strip()]
+        if terms:
+            df = df[df["Model"].str.lower().apply(lambda m: any(t in m for t in terms))]
+    for col, allowed in (("Size", sizes), ("Type", types), ("Source", sources), ("Benchmark", benchmarks)):
+        if allowed:
+            df = df[df[col].isin(list(allowed))]
+    return df.sort_values(["Benchmark", "Orig"], ascending=[True, False], na_position="last").reset_index(
+        drop=True)
+
+
+def styled(df, signed=(), one_decimal=()):
+    """Display formats (the values stay numbers, so sorting is numeric): signed Δ, blanks for missing."""
+    fmt = {c: "{:+.1f}" for c in signed if c in df.columns}
+    fmt.update({c: "{:.1f}" for c in one_decimal if c in df.columns})
+    return df.style.format(fmt, na_rep="—")
+
+
+def heatmap_figure(rows: list[dict], benchmarks=BENCHMARKS):
+    """Figure 2: Pass@1 drop (percentage points) per model × benchmark/defect."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    cols = [(b, d) for b in benchmarks for d in DEFECTS]
+    models = []
+    for r in rows:
+        if r["Model"] not in models:
+            models.append(r["Model"])
+    grid = np.full((len(models), len(cols)), np.nan)
+    for r in rows:
+        for j, (b, d) in enumerate(cols):
+            if r["Benchmark"] == b and r.get(f"Δ{d}") is not None:
+                grid[models.index(r["Model"]), j] = r[f"Δ{d}"]
+    fig, ax = plt.subplots(figsize=(1.0 + 0.75 * len(cols), 1.2 + 0.38 * max(len(models), 1)))
+    lim = max(5.0, float(np.nanmax(np.abs(grid))) if np.isfinite(grid).any() else 5.0)
+    im = ax.imshow(grid, cmap="RdBu", vmin=-lim, vmax=lim, aspect="auto")
+    short = {"humaneval": "HumanEval", "mbpp": "MBPP", "livecodebench": "LCB"}
+    ax.set_xticks(range(len(cols)), [f"{short.get(b, b)}\n{d}" for b, d in cols], fontsize=8)
+    ax.set_yticks(range(len(models)), models, fontsize=8)
+    for i in range(len(models)):
+        for j in range(len(cols)):
+            if np.isfinite(grid[i, j]):
+                ax.text(j, i, f"{grid[i, j]:+.1f}", ha="center", va="center", fontsize=7,
+                        color="white" if abs(grid[i, j]) > 0.6 * lim else "black")
+    fig.colorbar(im, ax=ax, label="Pass@1 change vs. original (pp)")
+    ax.set_title("Pass@1 drop under defective descriptions")
+    fig.tight_layout()
+    return fig
+
+
+def follow_frame(rows: list[dict], search: str = ""):
+    import pandas as pd
+    df = pd.DataFrame(rows, columns=FOLLOW_COLUMNS)
+    if search:
+        df = df[df["Model"].str.lower().str.contains(search.strip().lower(), regex=False)]
+    return df.sort_values("Switching %", ascending=False, na_position="last").reset_index(drop=True)
+
+
+def detectors_frame(rows: list[dict]):
+    import pandas as pd
+    return pd.DataFrame(rows, columns=DETECTOR_COLUMNS).sort_values("MCC", ascending=False).reset_index(drop=True)
+
+
+QUEUE_COLUMNS = ["Model", "Revision", "Precision", "Type", "Status", "Submitted", "Submitter", "Attempt",
+                 "Reason"]
+
+
+def queue_frame(requests: list[dict]):
+    import pandas as pd
+    import time
+
+    from .store import _ts
+    rows = []
+    for r in requests:
+        status = r.get("status")
+        reason = r.get("error") or ""
+        if status == "RUNNING" and _ts(r.get("lease_expires")) < time.time():
+            reason = "worker lease expired: will be re-queued"
+        rows.append({"Model": r["model"], "Revision": r.get("revision"), "Precision": r.get("precision"),
+                     "Type": r.get("model_type"), "Status": status, "Submitted": r.get("submitted_time"),
+                     "Submitter": r.get("submitter"), "Attempt": r.get("attempt") or 0, "Reason": reason})
+    return pd.DataFrame(rows, columns=QUEUE_COLUMNS)
+
+
+def upload_results(store, folder: str | Path, model: str | None = None) -> list[str]:
+    """Store an lm-eval output folder's results as self-reported rows (one per results_*.json folder)."""
+    from .submissions import SubmissionError, check_model_id
+    found = find_lmeval_results(folder)
+    if not found:
+        raise SubmissionError(f"no lm-eval results_*.json under {folder}")
+    latest: dict[Path, Path] = {}
+    for p in found:  # the newest results file of each model folder
+        latest[p.parent] = p
+    stored = []
+    for p in latest.values():
+        try:
+            lmeval = json.loads(p.read_text(encoding="utf-8"))
+            summary = make_summary(lmeval, source="self-reported", model=model)
+        except (OSError, ValueError) as e:
+            raise SubmissionError(f"{p}: {e}") from None
+        name = check_model_id(summary.get("model") or "")  # also refuses HTML and path tricks
+        summary["model"] = name
+        parse_result(str(p), json.dumps(summary).encode())  # the same checks the app applies
+        stamp = re.sub(r"[^0-9]", "", summary["created_time"])[:20]
+        stored.append(store.add_result(f"{name}/self-reported-{stamp}", summary, sample_files(p)))
+    return stored

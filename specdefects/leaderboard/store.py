@@ -1,0 +1,535 @@
+"""Where the leaderboard keeps its requests and results: one interface, two implementations.
+
+* :class:`LocalStore` — a folder with ``requests/`` and ``results/``. Every file is written
+  atomically (temp + rename). A worker claims a request by creating the lease file of the next
+  attempt exclusively (``requests/.claims/<id>.<n>.lease``, written to a temp file and hard-linked
+  into place: ``link`` fails when the name exists, like ``O_EXCL``): of two workers only one creates
+  it. A lease that expires (the worker died) lets the next worker create attempt ``n+1``: the
+  request is re-queued, never lost. Completion creates ``<id>.done`` the same way, so two
+  workers never both complete one request, even when a slow worker wakes up after its lease ran out.
+* :class:`HubStore` — two Hub dataset repos (requests, results). Each change is one commit made
+  with ``parent_commit`` set to the sha the change was computed from: when another worker (or a
+  submission) committed in between, the Hub answers 412 and we re-read and retry. A claim, a
+  lease renewal and a completion are such commits, so the same guarantees hold.
+
+Spec strings (``--store``): a folder path, or ``hub:ORG/requests,ORG/results``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import json
+import logging
+import os
+import re
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..files import write_json_atomic
+from .submissions import (SubmissionError, duplicate_message, duplicate_of, now_iso, validate_request)
+
+log = logging.getLogger("specdefects.leaderboard")
+
+SAFE_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+/[\w.-]+$")
+MAX_ATTEMPTS = 3
+
+
+def _ts(iso: str | None) -> float:
+    if not iso:
+        return 0.0
+    try:
+        return _dt.datetime.strptime(iso, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=_dt.timezone.utc).timestamp()
+    except ValueError:
+        return 0.0
+
+
+def _iso(t: float) -> str:
+    return _dt.datetime.fromtimestamp(t, _dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def check_id(rid: str) -> str:
+    if not isinstance(rid, str) or not SAFE_ID.match(rid) or ".." in rid:
+        raise SubmissionError(f"invalid request id {str(rid)[:80]!r}")
+    return rid
+
+
+def _create_exclusive(path: Path, obj: dict) -> bool:
+    """Create ``path`` with ``obj`` as JSON, complete, only if it does not exist (False otherwise).
+
+    The content goes to a temp file first and is hard-linked into place: ``link`` fails when the
+    name exists (like ``O_EXCL``) and a reader never sees the file half-written."""
+    import tempfile
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(obj, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.link(tmp, path)
+        return True
+    except FileExistsError:
+        return False
+    finally:
+        os.unlink(tmp)
+
+
+@dataclass
+class Claim:
+    """A worker's hold on one request: attempt number and lease expiry."""
+    request: dict
+    worker: str
+    attempt: int
+    expires: float
+
+    @property
+    def id(self) -> str:
+        return self.request["id"]
+
+
+class LeaderboardStore(ABC):
+    """What the app, the CLI and the worker use; nothing else touches the files."""
+
+    warnings: list[str]
+
+    @abstractmethod
+    def describe(self) -> str: ...
+
+    @abstractmethod
+    def list_requests(self) -> list[dict]:
+        """Every request, oldest first (bad files skipped, with a warning in ``self.warnings``)."""
+
+    @abstractmethod
+    def submit(self, request: dict) -> dict:
+        """Store a validated PENDING request; :class:`SubmissionError` for a duplicate."""
+
+    @abstractmethod
+    def claim(self, worker: str, lease_s: float = 600.0) -> Claim | None:
+        """Take the oldest PENDING request (or one whose worker's lease expired): RUNNING."""
+
+    @abstractmethod
+    def renew(self, claim: Claim, lease_s: float = 600.0) -> bool:
+        """Extend the lease; False when the request is no longer this worker's."""
+
+    @abstractmethod
+    def complete(self, claim: Claim, status: str, *, error: str | None = None, result: dict | None = None,
+                 files: dict[str, Path] | None = None) -> bool:
+        """FINISHED (with ``result`` and sample ``files``) or FAILED (with ``error``). False when another
+        worker completed it or took it over: then nothing is written."""
+
+    @abstractmethod
+    def list_results(self) -> list[tuple[str, bytes]]:
+        """(path, raw bytes) of every results JSON; parsing is the loader's job."""
+
+    @abstractmethod
+    def add_result(self, folder: str, result: dict, files: dict[str, Path] | None = None) -> str:
+        """Store a results JSON (+ files) under ``results/<folder>/``; self-reported uploads use this."""
+
+
+# ---------------------------------------------------------------------------------------------------
+class LocalStore(LeaderboardStore):
+    def __init__(self, root: str | os.PathLike):
+        self.root = Path(root)
+        self.requests = self.root / "requests"
+        self.results = self.root / "results"
+        self.claims = self.requests / ".claims"
+        self.warnings = []
+
+    def describe(self) -> str:
+        return str(self.root)
+
+    # requests ---------------------------------------------------------------------------------------
+    def _path(self, rid: str) -> Path:
+        return self.requests / f"{check_id(rid)}.json"
+
+    def _read(self, rid: str) -> dict:
+        return json.loads(self._path(rid).read_text(encoding="utf-8"))
+
+    def list_requests(self) -> list[dict]:
+        self.warnings = []
+        out = []
+        if not self.requests.is_dir():
+            return out
+        for p in sorted(self.requests.glob("*/*/*.json")):
+            try:
+                r = validate_request(json.loads(p.read_text(encoding="utf-8")))
+                check_id(r.get("id", ""))
+                out.append(r)
+            except (OSError, ValueError, TypeError, AttributeError) as e:
+                msg = f"skipped request file {p.relative_to(self.root)}: {e}"
+                self.warnings.append(msg)
+                log.warning(msg)
+        out.sort(key=lambda r: (r.get("submitted_time") or "", r["id"]))
+        for r in out:  # a completion whose status write was interrupted
+            if r["status"] == "RUNNING" and self._done_path(r["id"]).exists():
+                self._repair(r)
+        return out
+
+    @contextlib.contextmanager
+    def _submit_lock(self):
+        import fcntl
+        self.requests.mkdir(parents=True, exist_ok=True)
+        with open(self.requests / ".submit.lock", "a") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(f, fcntl.LOCK_UN)
+
+    def submit(self, request: dict) -> dict:
+        request = validate_request(request)
+        check_id(request.get("id", ""))
+        with self._submit_lock():
+            dup = duplicate_of(request, self.list_requests())
+            if dup is not None:
+                raise SubmissionError(duplicate_message(request, dup))
+            write_json_atomic(self._path(request["id"]), request)
+        return request
+
+    # claims -----------------------------------------------------------------------------------------
+    def _lease_path(self, rid: str, n: int) -> Path:
+        return self.claims / f"{check_id(rid)}.{n}.lease"
+
+    def _done_path(self, rid: str) -> Path:
+        return self.claims / f"{check_id(rid)}.done"
+
+    def _attempts(self, rid: str) -> int:
+        d = self._lease_path(rid, 0).parent
+        name = rid.rsplit("/", 1)[1]
+        ns = [int(m.group(1)) for p in d.glob(f"{name}.*.lease")
+              if (m := re.fullmatch(re.escape(name) + r"\.(\d+)\.lease", p.name))] if d.is_dir() else []
+        return max(ns, default=0)
+
+    def _lease(self, rid: str, n: int) -> dict:
+        try:
+            return json.loads(self._lease_path(rid, n).read_text(encoding="utf-8"))
+        except (OSError, ValueError):  # leases are created whole (link), so only a damaged file gets here
+            return {"expires": 0}
+
+    def _repair(self, r: dict) -> None:
+        try:
+            done = json.loads(self._done_path(r["id"]).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return
+        r.update(status=done.get("status", "FAILED"), error=done.get("error"),
+                 finished_time=done.get("finished_time"))
+        write_json_atomic(self._path(r["id"]), r)
+
+    def claim(self, worker: str, lease_s: float = 600.0) -> Claim | None:
+        now = time.time()
+        for r in self.list_requests():
+            if r["status"] not in ("PENDING", "RUNNING") or self._done_path(r["id"]).exists():
+                continue
+            n = self._attempts(r["id"])
+            if n and self._lease(r["id"], n).get("expires", 0) > now:
+                continue  # held by a live worker
+            if n >= MAX_ATTEMPTS:
+                self._fail_abandoned(r, n)
+                continue
+            expires = now + lease_s
+            if not _create_exclusive(self._lease_path(r["id"], n + 1), {"worker": worker, "expires": expires}):
+                continue  # another worker won this one
+            r.update(status="RUNNING", worker=worker, attempt=n + 1, started_time=now_iso(),
+                     lease_expires=_iso(expires))
+            write_json_atomic(self._path(r["id"]), r)
+            return Claim(r, worker, n + 1, expires)
+        return None
+
+    def _fail_abandoned(self, r: dict, n: int) -> None:
+        c = Claim(r, "queue", n, 0)
+        msg = f"abandoned: {n} worker(s) took this request and never completed it"
+        self._complete(c, "FAILED", error=msg, check_attempt=False)
+
+    def renew(self, claim: Claim, lease_s: float = 600.0) -> bool:
+        if self._attempts(claim.id) != claim.attempt or self._done_path(claim.id).exists():
+            return False
+        claim.expires = time.time() + lease_s
+        write_json_atomic(self._lease_path(claim.id, claim.attempt), {"worker": claim.worker,
+                                                                      "expires": claim.expires})
+        return True
+
+    def complete(self, claim: Claim, status: str, *, error: str | None = None, result: dict | None = None,
+                 files: dict[str, Path] | None = None) -> bool:
+        return self._complete(claim, status, error=error, result=result, files=files)
+
+    def _complete(self, claim, status, *, error=None, result=None, files=None, check_attempt=True) -> bool:
+        import shutil
+        if status not in ("FINISHED", "FAILED"):
+            raise ValueError(f"complete with FINISHED or FAILED, not {status}")
+        if check_attempt and self._attempts(claim.id) != claim.attempt:
+            return False
+        staging = None
+        if status == "FINISHED":
+            staging = self.results / f".staging-{os.getpid()}-{claim.attempt}-{time.time_ns()}"
+            self._write_result_dir(staging, result or {}, files)
+        done = self._done_path(claim.id)
+        done.parent.mkdir(parents=True, exist_ok=True)
+        finished = now_iso()
+        if not _create_exclusive(done, {"status": status, "error": error, "worker": claim.worker,
+                                        "attempt": claim.attempt, "finished_time": finished}):
+            if staging:
+                shutil.rmtree(staging, ignore_errors=True)
+            return False
+        if staging:
+            final = self.results / check_id(claim.id)
+            final.parent.mkdir(parents=True, exist_ok=True)
+            if final.exists():
+                shutil.rmtree(final)
+            os.replace(staging, final)
+        r = self._read(claim.id)
+        r.update({k: claim.request[k] for k in ("params", "license") if claim.request.get(k) is not None})
+        r.update(status=status, error=(error or None), finished_time=finished)
+        if status == "FINISHED":
+            r["results"] = f"results/{claim.id}/results.json"
+        write_json_atomic(self._path(claim.id), r)
+        claim.request = r
+        return True
+
+    # results ----------------------------------------------------------------------------------------
+    @staticmethod
+    def _write_result_dir(folder: Path, result: dict, files: dict[str, Path] | None) -> None:
+        import shutil
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, src in (files or {}).items():
+            if "/" in name or name.startswith(".") or name == "results.json":
+                raise ValueError(f"bad result file name {name!r}")
+            shutil.copyfile(src, folder / name)
+        write_json_atomic(folder / "results.json", result)
+
+    def list_results(self) -> list[tuple[str, bytes]]:
+        out = []
+        if not self.results.is_dir():
+            return out
+        for p in sorted(self.results.rglob("*.json")):
+            rel = p.relative_to(self.root)
+            if any(part.startswith(".") for part in rel.parts):
+                continue
+            try:
+                out.append((str(rel), p.read_bytes()))
+            except OSError as e:
+                out.append((str(rel), b""))
+                log.warning("cannot read %s: %s", rel, e)
+        return out
+
+    def add_result(self, folder: str, result: dict, files: dict[str, Path] | None = None) -> str:
+        import shutil
+        check_id(folder)
+        staging = self.results / f".staging-{os.getpid()}-{time.time_ns()}"
+        self._write_result_dir(staging, result, files)
+        final = self.results / folder
+        final.parent.mkdir(parents=True, exist_ok=True)
+        if final.exists():
+            shutil.rmtree(final)
+        os.replace(staging, final)
+        return str(final / "results.json")
+
+
+# ---------------------------------------------------------------------------------------------------
+class HubStore(LeaderboardStore):
+    """Requests and results in two Hub dataset repos; every change a ``parent_commit`` commit."""
+
+    def __init__(self, requests_repo: str, results_repo: str, *, token: str | None = None,
+                 endpoint: str | None = None, retries: int = 8):
+        from ..hub import HubRepo
+        self.req = HubRepo(requests_repo, token=token, endpoint=endpoint)
+        self.res = HubRepo(results_repo, token=token, endpoint=endpoint)
+        self.retries = retries
+        self.warnings = []
+        self._cache: dict[str, bytes] = {}  # (repo, sha, path) -> bytes: commits are immutable
+        self._ready = False
+
+    def describe(self) -> str:
+        return f"hub:{self.req.repo_id},{self.res.repo_id}"
+
+    def _ensure(self) -> None:
+        if not self._ready:
+            self.req.ensure_repo()
+            self.res.ensure_repo()
+            self._ready = True
+
+    def _get(self, repo, path: str, sha: str) -> bytes:
+        key = f"{repo.repo_id}@{sha}:{path}"
+        if key not in self._cache:
+            self._cache[key] = repo.read_bytes(path, revision=sha)
+        return self._cache[key]
+
+    def _snapshot(self) -> tuple[str, list[dict]]:
+        self._ensure()
+        sha = self.req.head()
+        self.warnings = []
+        out = []
+        for path in self.req.list_files(revision=sha):
+            if not path.endswith(".json") or path.count("/") != 2:
+                continue
+            try:
+                r = validate_request(json.loads(self._get(self.req, path, sha)))
+                if f"{check_id(r.get('id', ''))}.json" != path:
+                    raise ValueError("id does not match the file name")
+                out.append(r)
+            except (ValueError, TypeError, AttributeError) as e:
+                msg = f"skipped request file {path}: {e}"
+                self.warnings.append(msg)
+                log.warning(msg)
+        out.sort(key=lambda r: (r.get("submitted_time") or "", r["id"]))
+        return sha, out
+
+    def list_requests(self) -> list[dict]:
+        return self._snapshot()[1]
+
+    def _write(self, r: dict, sha: str, message: str) -> None:
+        self.req.commit_files({f"{r['id']}.json": (json.dumps(r, indent=2) + "\n").encode()}, message,
+                              parent_commit=sha)
+
+    def _retrying(self, attempt_fn):
+        from ..hub import HubConflict
+        for i in range(self.retries):
+            try:
+                return attempt_fn()
+            except HubConflict:
+                time.sleep(min(0.2 * (i + 1), 2.0))
+        raise SubmissionError(f"{self.req.repo_id} kept changing under us ({self.retries} tries); try again")
+
+    def submit(self, request: dict) -> dict:
+        request = validate_request(request)
+        check_id(request.get("id", ""))
+
+        def attempt():
+            sha, existing = self._snapshot()
+            dup = duplicate_of(request, existing)
+            if dup is not None:
+                raise SubmissionError(duplicate_message(request, dup))
+            self._write(request, sha, f"Add request {request['id']}")
+            return request
+        return self._retrying(attempt)
+
+    def claim(self, worker: str, lease_s: float = 600.0) -> Claim | None:
+        def attempt():
+            sha, reqs = self._snapshot()
+            now = time.time()
+            for r in reqs:
+                if r["status"] == "RUNNING" and _ts(r.get("lease_expires")) > now:
+                    continue
+                if r["status"] not in ("PENDING", "RUNNING"):
+                    continue
+                n = int(r.get("attempt") or 0)
+                if n >= MAX_ATTEMPTS:
+                    r.update(status="FAILED", finished_time=now_iso(),
+                             error=f"abandoned: {n} worker(s) took this request and never completed it")
+                    self._write(r, sha, f"Fail abandoned request {r['id']}")
+                    return "again"
+                expires = now + lease_s
+                r.update(status="RUNNING", worker=worker, attempt=n + 1, started_time=now_iso(),
+                         lease_expires=_iso(expires))
+                self._write(r, sha, f"Claim {r['id']} (attempt {n + 1}, {worker})")
+                return Claim(r, worker, n + 1, expires)
+            return None
+        while True:
+            c = self._retrying(attempt)
+            if c != "again":
+                return c
+
+    def _held(self, claim: Claim):
+        sha, reqs = self._snapshot()
+        r = next((x for x in reqs if x["id"] == claim.id), None)
+        ok = r is not None and r["status"] == "RUNNING" and r.get("attempt") == claim.attempt \
+            and r.get("worker") == claim.worker
+        return sha, (r if ok else None)
+
+    def renew(self, claim: Claim, lease_s: float = 600.0) -> bool:
+        def attempt():
+            sha, r = self._held(claim)
+            if r is None:
+                return False
+            claim.expires = time.time() + lease_s
+            r["lease_expires"] = _iso(claim.expires)
+            self._write(r, sha, f"Renew lease on {claim.id}")
+            return True
+        return self._retrying(attempt)
+
+    def complete(self, claim: Claim, status: str, *, error: str | None = None, result: dict | None = None,
+                 files: dict[str, Path] | None = None) -> bool:
+        if status not in ("FINISHED", "FAILED"):
+            raise ValueError(f"complete with FINISHED or FAILED, not {status}")
+
+        def attempt(st, err):
+            sha, r = self._held(claim)
+            if r is None:
+                return False
+            r.update({k: claim.request[k] for k in ("params", "license") if claim.request.get(k) is not None})
+            r.update(status=st, error=err, finished_time=now_iso())
+            if st == "FINISHED":
+                r["results"] = f"{claim.id}/results.json"
+            self._write(r, sha, f"{st.title()} {claim.id}")
+            claim.request = r
+            return True
+
+        # the conditional request commit decides who completes; the results follow it
+        if not self._retrying(lambda: attempt(status, error)):
+            return False
+        if status == "FINISHED":
+            try:
+                self.add_result(claim.id, result or {}, files)
+            except Exception as e:  # results lost on the way: say so on the request
+                msg = f"results upload failed: {e}"
+                log.error(msg)
+
+                def fail():
+                    sha, reqs = self._snapshot()
+                    r = next(x for x in reqs if x["id"] == claim.id)
+                    r.update(status="FAILED", error=msg)
+                    self._write(r, sha, f"Failed {claim.id}")
+                    return True
+                self._retrying(fail)
+                return False
+        return True
+
+    def list_results(self) -> list[tuple[str, bytes]]:
+        self._ensure()
+        sha = self.res.head()
+        out = []
+        for path in self.res.list_files(revision=sha):
+            if path.endswith(".json") and not path.startswith("."):
+                try:
+                    out.append((path, self._get(self.res, path, sha)))
+                except Exception as e:
+                    log.warning("cannot read %s: %s", path, e)
+                    out.append((path, b""))
+        return out
+
+    def add_result(self, folder: str, result: dict, files: dict[str, Path] | None = None) -> str:
+        check_id(folder)
+        self._ensure()
+        payload: dict = {f"{folder}/results.json": (json.dumps(result, indent=2) + "\n").encode()}
+        for name, src in (files or {}).items():
+            if "/" in name or name.startswith(".") or name == "results.json":
+                raise ValueError(f"bad result file name {name!r}")
+            payload[f"{folder}/{name}"] = Path(src)
+        self.res.commit_files(payload, f"Results for {folder}")
+        return f"{folder}/results.json"
+
+
+# ---------------------------------------------------------------------------------------------------
+def default_store_spec() -> str:
+    if os.environ.get("SPECDEFECTS_LEADERBOARD_STORE"):
+        return os.environ["SPECDEFECTS_LEADERBOARD_STORE"]
+    if os.environ.get("SPECDEFECTS_HOME"):
+        return str(Path(os.environ["SPECDEFECTS_HOME"]) / "leaderboard")
+    return "leaderboard-store"
+
+
+def open_store(spec: str | os.PathLike | None = None, **kw) -> LeaderboardStore:
+    """``hub:ORG/requests,ORG/results`` -> :class:`HubStore`; a folder -> :class:`LocalStore`."""
+    spec = str(spec or default_store_spec())
+    if spec.startswith("hub:"):
+        parts = [p.strip() for p in spec[4:].split(",")]
+        if len(parts) != 2 or not all(parts):
+            raise SubmissionError(f"--store hub:REQUESTS_REPO,RESULTS_REPO expected, got {spec!r}")
+        from ..hub import HubError
+        try:
+            return HubStore(parts[0], parts[1], **kw)
+        except HubError as e:
+            raise SubmissionError(str(e)) from None
+    return LocalStore(spec)

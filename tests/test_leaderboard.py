@@ -1,0 +1,235 @@
+"""The leaderboard without a browser: submissions, the local store's claims/leases, the worker,
+the results loader (bad files are warnings) and the CLI."""
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from specdefects.leaderboard import (LocalStore, SubmissionError, load_board, make_request, open_store,
+                                     upload_results)
+from specdefects.leaderboard.queue import run_queue, runner_argv
+from specdefects.leaderboard.results import parse_task, robustness_frame
+
+CLI = Path(__file__).resolve().parents[1] / ".venv" / "bin" / "specdefects"
+
+# A stand-in for `specdefects eval`: writes lm-eval 0.4 output (OUT/<model>/results_<ts>.json + samples).
+RUNNER = r'''
+import json, sys, pathlib
+out, model = pathlib.Path(sys.argv[1]), sys.argv[2]
+if model.endswith("crash"):
+    print("CUDA out of memory (pretend)"); sys.exit(3)
+d = out / model.replace("/", "__"); d.mkdir(parents=True)
+res = {"results": {}, "config": {"model": "vllm", "model_args": f"pretrained={model},dtype=bfloat16"},
+       "versions": {}, "n-shot": {}}
+for b, base in (("humaneval", 0.6), ("mbpp", 0.5)):
+    for v, drop in (("orig", 0), ("us", .1), ("lv", .05), ("sf", .02)):
+        res["results"][f"spec_defects_{b}_{v}"] = {"alias": v, "pass@1,none": base - drop, "pass@1_stderr,none": 0.01}
+res["results"]["follow_tests_paired"] = {"switching,none": 0.3, "switching_ci_low,none": 0.2,
+    "switching_ci_high,none": 0.4, "tests_a_adherence,none": 0.8, "tests_b_adherence,none": 0.4}
+(d / "results_2026-01-01T00-00-00.000000.json").write_text(json.dumps(res))
+(d / "samples_spec_defects_humaneval_orig_2026-01-01T00-00-00.000000.jsonl").write_text('{"doc_id": 0}\n')
+'''
+
+
+@pytest.fixture
+def runner(tmp_path):
+    script = tmp_path / "fake_eval.py"
+    script.write_text(RUNNER)
+    return f"{sys.executable} {script} {{output}} {{model}}"
+
+
+def _files(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and not p.name.endswith(".lock"))
+
+
+HOSTILE = [
+    ({"model": "../../etc/passwd"}, "invalid model id"),
+    ({"model": "org/../x"}, "invalid model id"),
+    ({"model": "/abs/path"}, "invalid model id"),
+    ({"model": "org/" + "x" * 10_000_000}, "too long"),
+    ({"model": "org/x", "submitter": "y" * 10_000_000}, "too long"),
+    ({"model": "org/<script>"}, "HTML"),
+    ({"model": "org/x", "submitter": "<img src=x onerror=alert(1)>"}, "HTML"),
+    ({"model": "org/x", "submitter": "javascript:alert(1)"}, "HTML"),
+    ({"model": "org/x", "precision": "int3"}, "unknown precision"),
+    ({"model": "org/x", "revision": "../../main"}, "invalid revision"),
+    ({"model": "org/x", "revision": "a b"}, "invalid revision"),
+    ({"model": "org/x", "model_type": "<b>"}, "unknown model type"),
+    ({"model": "org/x", "submitter": "a\x00b"}, "control characters"),
+]
+
+
+@pytest.mark.parametrize("fields,reason", HOSTILE, ids=[str(i) for i in range(len(HOSTILE))])
+def test_hostile_submissions_are_refused_and_nothing_is_written(tmp_path, fields, reason):
+    store = LocalStore(tmp_path / "st")
+    with pytest.raises(SubmissionError, match=reason):
+        store.submit(make_request(**fields))
+    assert not (tmp_path / "st").exists() or _files(tmp_path / "st") == []
+
+
+def test_request_json_and_duplicates(tmp_path):
+    store = LocalStore(tmp_path / "st")
+    req = store.submit(make_request("Org/Model-1.5B", "abc1234", "float16", "chat", True, "alice"))
+    on_disk = json.loads((tmp_path / "st" / "requests" / f"{req['id']}.json").read_text())
+    assert {k: on_disk[k] for k in ("model", "revision", "precision", "model_type", "status", "submitter",
+                                    "chat_template")} == {
+        "model": "Org/Model-1.5B", "revision": "abc1234", "precision": "float16", "model_type": "chat",
+        "status": "PENDING", "submitter": "alice", "chat_template": True}
+    assert on_disk["submitted_time"].endswith("Z")
+    with pytest.raises(SubmissionError, match="already pending"):
+        store.submit(make_request("Org/Model-1.5B", "abc1234", "float16"))
+    store.submit(make_request("Org/Model-1.5B", "abc1234", "bfloat16"))  # another precision is another entry
+    claim = store.claim("w")
+    assert store.complete(claim, "FAILED", error="boom")
+    store.submit(make_request("Org/Model-1.5B", "abc1234", "float16"))  # a failed one may be resubmitted
+
+
+def test_claims_are_exclusive_and_dead_workers_requeue(tmp_path):
+    store = LocalStore(tmp_path / "st")
+    store.submit(make_request("org/a"))
+    got = []
+    threads = [threading.Thread(target=lambda i=i: got.append(LocalStore(tmp_path / "st").claim(f"w{i}", 60)))
+               for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    winners = [c for c in got if c]
+    assert len(winners) == 1 and winners[0].attempt == 1
+    assert store.claim("late", 60) is None  # held by a live worker
+    # the winner "dies": once its lease expires the request is claimed again, not lost
+    first = winners[0]
+    lease = tmp_path / "st" / "requests" / ".claims" / f"{first.id}.1.lease"
+    lease.write_text(json.dumps({"worker": first.worker, "expires": time.time() - 1}))
+    second = store.claim("w-new", 60)
+    assert second is not None and second.attempt == 2
+    assert store.renew(first) is False
+    assert store.complete(first, "FINISHED", result={"schema": "x"}) is False  # stale worker: nothing written
+    assert not (tmp_path / "st" / "results" / first.id).exists()
+    assert store.complete(second, "FINISHED", result={"ok": 1}) is True
+    assert store.complete(second, "FINISHED", result={"ok": 2}) is False  # completes once
+    (r,) = store.list_requests()
+    assert (r["status"], r["worker"], r["attempt"]) == ("FINISHED", "w-new", 2)
+
+
+def test_worker_finishes_and_fails_with_reason(tmp_path, runner):
+    store = LocalStore(tmp_path / "st")
+    ok = store.submit(make_request("org/toy-7b", precision="float16"))
+    bad = store.submit(make_request("org/model-crash"))
+    done = run_queue(store, runner, once=True, echo=lambda *_: None)
+    done += run_queue(store, runner, once=True, echo=lambda *_: None)
+    assert done == [(ok["id"], "FINISHED"), (bad["id"], "FAILED")]
+    assert run_queue(store, runner, once=True, echo=lambda *_: None) == []
+    by = {r["model"]: r for r in store.list_requests()}
+    assert "exited with status 3" in by["org/model-crash"]["error"] and "out of memory" in by["org/model-crash"][
+        "error"]
+    res_dir = tmp_path / "st" / "results" / ok["id"]
+    summary = json.loads((res_dir / "results.json").read_text())
+    assert summary["scores"]["humaneval"] == {"orig": 60.0, "US": 50.0, "LV": 55.0, "SF": 58.0}
+    assert summary["lm_eval"]["config"]["model"] == "vllm" and summary["source"] == "evaluated"
+    assert (res_dir / "samples_spec_defects_humaneval_orig_2026-01-01T00-00-00.000000.jsonl").exists()
+    board = load_board(store)
+    df = robustness_frame(board.robustness, "toy")
+    assert df[["Benchmark", "Orig", "US", "ΔUS", "ΔLV", "ΔSF"]].values.tolist() == [
+        ["humaneval", 60.0, 50.0, -10.0, -5.0, -2.0], ["mbpp", 50.0, 40.0, -10.0, -5.0, -2.0]]
+    assert next(f for f in board.follow if f["Model"] == "org/toy-7b")["95% CI"] == "[20.0, 40.0]"
+
+
+def test_runner_template():
+    req = make_request("org/m", "v2", "bfloat16", chat_template=True)
+    argv = runner_argv("specdefects eval --model {backend} --model_args {model_args} --tasks {tasks} "
+                       "--output_path {output} {chat_template}", req, "/o")
+    assert argv == ["specdefects", "eval", "--model", "vllm", "--model_args",
+                    "pretrained=org/m,revision=v2,dtype=bfloat16", "--tasks", "spec_defects,follow_tests",
+                    "--output_path", "/o", "--apply_chat_template"]
+    assert "--apply_chat_template" not in runner_argv("x {chat_template}", make_request("org/m"), "/o")
+
+
+def test_published_rows_and_task_names():
+    board = load_board(None)
+    row = next(r for r in board.robustness if r["Model"] == "CodeLlama-7B" and r["Benchmark"] == "humaneval")
+    assert (row["Orig"], row["US"], row["ΔUS"], row["Source"]) == (37.2, 29.3, -7.9, "◆ reported in the study")
+    assert len(board.robustness) == 30 and len(board.detectors) == 7 and len(board.follow) == 5
+    assert parse_task("spec_defects_humaneval_lv") == ("humaneval", "LV")
+    assert parse_task("spec_defects_lcb_orig") == ("livecodebench", "orig")
+    assert parse_task("spec_defects_humaneval_lv_instruct") == ("humaneval", "LV")
+    assert parse_task("spec_defects") is None and parse_task("follow_tests_humaneval") is None
+    assert parse_task("spec_defects_humaneval") is None  # a group: the mean over variants
+
+
+def test_bad_results_files_are_warnings(tmp_path, caplog):
+    store = LocalStore(tmp_path / "st")
+    bad = tmp_path / "st" / "results" / "bad"
+    bad.mkdir(parents=True)
+    (bad / "results_truncated.json").write_text('{"results": {"spec_defects_humaneval_orig": ')
+    (bad / "results_empty.json").write_text("")
+    (bad / "list.json").write_text("[1, 2]")
+    (bad / "no_metrics.json").write_text('{"results": {"arc_easy": {"acc,none": 0.5}}, "config": {}}')
+    (bad / "html.json").write_text(json.dumps({"schema": "specdefects-leaderboard-result/1",
+                                               "model": "<img src=x onerror=alert(1)>", "scores": {}}))
+    (bad / "range.json").write_text(json.dumps({"schema": "specdefects-leaderboard-result/1", "model": "a/b",
+                                                "scores": {"humaneval": {"orig": 250}}}))
+    with caplog.at_level("WARNING", logger="specdefects.leaderboard"):
+        board = load_board(store)
+    assert len(board.warnings) == 6 and all("skipped results file" in w for w in board.warnings)
+    assert len(board.robustness) == 30  # the study's rows still load
+    assert sum("skipped results file" in r.message for r in caplog.records) == 6
+
+
+def test_cli_submit_run_upload(tmp_path, runner):
+    env = dict(os.environ, SPECDEFECTS_LEADERBOARD_STORE=str(tmp_path / "st"))
+
+    def sd(*a):
+        return subprocess.run([str(CLI), "leaderboard", *a], capture_output=True, text=True, env=env, timeout=120)
+    r = sd("submit", "--model", "org/cli-model", "--precision", "float16", "--no-chat-template", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["status"] == "PENDING"
+    r = sd("submit", "--model", "org/../evil")
+    assert r.returncode == 2 and "invalid model id" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    r = sd("run-queue", "--once", "--runner", runner)
+    assert r.returncode == 0 and "FINISHED" in r.stdout, r.stdout + r.stderr
+    # self-reported: an lm-eval output folder
+    out = tmp_path / "lmeval-out"
+    subprocess.run([sys.executable, runner.split()[1], str(out), "someone/selfie"], check=True)
+    r = sd("upload-results", str(out))
+    assert r.returncode == 0, r.stderr
+    r = sd("list")
+    assert "FINISHED  org/cli-model" in r.stdout
+    board = load_board(open_store(str(tmp_path / "st")))
+    sources = {r["Model"]: r["Source"] for r in board.robustness}
+    assert sources["someone/selfie"] == "⚠ self-reported" and sources["org/cli-model"] == "✔ evaluated here"
+
+
+def test_upload_refuses_hostile_model_name(tmp_path, runner):
+    out = tmp_path / "o"
+    subprocess.run([sys.executable, runner.split()[1], str(out), "org/x"], check=True)
+    with pytest.raises(SubmissionError, match="HTML"):
+        upload_results(LocalStore(tmp_path / "st"), out, model="org/<b>x</b>")
+    assert not (tmp_path / "st").exists()
+
+
+def test_end_to_end_with_specdefects_eval_reference_model(tmp_path, monkeypatch):
+    """The real `specdefects eval` (lm-eval) with the reference-answering model, through the queue."""
+    pytest.importorskip("specdefects.lmeval.model")
+    from specdefects.builders import build_spec_defects
+    data = tmp_path / "sd"
+    build_spec_defects(data, benchmarks=["humaneval"], seed=0, invariance=False, limit=3, progress=False)
+    store = LocalStore(tmp_path / "st")
+    req = store.submit(make_request("org/reference", backend="specdefects-reference"))
+    runner = (f"{sys.executable} -m specdefects.cli eval --model {{backend}} --model_args {{model_args}} "
+              "--tasks spec_defects_humaneval_orig,spec_defects_humaneval_lv --limit 2 --output_path {output} "
+              "--log_samples --confirm_run_unsafe_code")
+    for k, v in (("SPECDEFECTS_DATA", str(data)), ("HF_HUB_OFFLINE", "1"), ("HF_DATASETS_OFFLINE", "1")):
+        monkeypatch.setenv(k, v)
+    done = run_queue(store, runner, once=True, echo=lambda *_: None)
+    (r,) = store.list_requests()
+    assert done == [(req["id"], "FINISHED")], r.get("error")
+    row = next(x for x in load_board(store).robustness if x["Model"] == "org/reference")
+    assert (row["Orig"], row["LV"], row["ΔLV"]) == (100.0, 100.0, 0.0)
+    assert list((tmp_path / "st" / "results" / req["id"]).glob("samples_spec_defects_humaneval_lv_*.jsonl"))
