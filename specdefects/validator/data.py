@@ -1,0 +1,79 @@
+"""SpecValidator's data: the ``validator`` config of a ``specdefects build spec-defects`` folder
+(or a Hub dataset id), checked before any compute."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from .errors import ValidatorError
+from .model import LABELS
+
+MIN_TRAIN_PER_CLASS = 5
+MIN_VALIDATION = 8
+
+
+def load_validator(source: str, benchmarks: list[str] | None = None, splits=("train", "validation", "test")):
+    """``{split: {"text": [...], "label": [...] (label names), "uid": [...], "benchmark": [...]}}``.
+
+    ``source``: a build folder (``<source>/validator/*.parquet``) or a Hub dataset id.
+    ``benchmarks`` keeps only rows of those benchmarks (e.g. ``["humaneval"]`` for a quick run)."""
+    import datasets
+
+    p = Path(str(source)).expanduser()
+    if p.exists() and not (p / "validator").is_dir():
+        raise ValidatorError(f"{source} has no validator/ config; build one with `specdefects build spec-defects "
+                             f"--out {source}`")
+    if not p.exists() and (str(source).startswith((".", "/", "~")) or str(source).count("/") != 1):
+        raise ValidatorError(f"no such data folder {source!r} (and not a Hub id NAMESPACE/NAME)")
+    try:
+        dd = datasets.load_dataset(str(p) if p.exists() else str(source), "validator")
+    except Exception as e:  # missing files, Hub unreachable, bad parquet: one line
+        msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise ValidatorError(f"cannot load the validator data from {source}: {msg}") from None
+    out = {}
+    for s in splits:
+        if s not in dd:
+            continue
+        d = dd[s]
+        names = d.features["label"].names if hasattr(d.features["label"], "names") else None
+        if names is not None and list(names) != list(LABELS):
+            raise ValidatorError(f"{source}: labels {names} are not {list(LABELS)}")
+        rows = {"text": list(d["text"]), "label": [LABELS[i] if names else i for i in d["label"]],
+                "uid": list(d["uid"]) if "uid" in d.column_names else [""] * len(d),
+                "benchmark": list(d["benchmark"]) if "benchmark" in d.column_names else [""] * len(d)}
+        if benchmarks:
+            keep = [i for i, b in enumerate(rows["benchmark"]) if b in benchmarks]
+            rows = {k: [v[i] for i in keep] for k, v in rows.items()}
+        out[s] = rows
+    return out
+
+
+def check_training_data(data: dict, source: str = "") -> None:
+    """A missing class or a too-small split is an error here, before any model is loaded."""
+    where = f" in {source}" if source else ""
+    if "train" not in data or not data["train"]["text"]:
+        raise ValidatorError(f"no training rows{where}")
+    counts = Counter(data["train"]["label"])
+    missing = [lab for lab in LABELS if counts.get(lab, 0) == 0]
+    if missing:
+        raise ValidatorError(f"the train split{where} has no example of class(es) {', '.join(missing)}; every one of "
+                             f"{', '.join(LABELS)} is needed")
+    few = [f"{lab} ({counts[lab]})" for lab in LABELS if counts[lab] < MIN_TRAIN_PER_CLASS]
+    if few:
+        raise ValidatorError(f"the train split{where} is too small: {', '.join(few)} example(s), need at least "
+                             f"{MIN_TRAIN_PER_CLASS} per class; build with more tasks")
+    n_val = len(data.get("validation", {}).get("text", []))
+    if n_val < MIN_VALIDATION:
+        raise ValidatorError(f"the validation split{where} has {n_val} row(s), need at least {MIN_VALIDATION} for "
+                             f"early stopping; build with more tasks (a build of fewer than 10 tasks puts "
+                             f"everything in train)")
+
+
+def fingerprint(data: dict) -> str:
+    import hashlib
+    h = hashlib.sha1()
+    for s in sorted(data):
+        for t, lab in zip(data[s]["text"], data[s]["label"]):
+            h.update(f"{s}\0{lab}\0{t}\0".encode())
+    return h.hexdigest()[:16]

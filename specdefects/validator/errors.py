@@ -1,0 +1,5 @@
+"""SpecValidator's one error type: bad input said in one line (the CLI exits 2 with it)."""
+
+
+class ValidatorError(ValueError):
+    """Bad data, model or text for SpecValidator; the message says what to do."""

