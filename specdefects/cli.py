@@ -95,11 +95,40 @@ def _parse_sources(items: list[str] | None) -> dict[str, str]:
     return out
 
 
+def _cmd_build_follow_tests(args) -> int:
+    from .builders import BuildError
+    from .builders.follow_tests import build_follow_tests
+
+    repo = None
+    if args.push_to_hub:
+        from .hub import HubError, HubRepo
+        try:
+            repo = HubRepo(args.push_to_hub)
+        except HubError as e:
+            raise UsageError(str(e)) from None
+    try:
+        report = build_follow_tests(args.out, benchmarks=args.benchmarks, sources=_parse_sources(args.source),
+                                    seed=args.seed, workers=args.workers, limit=args.limit, progress=not args.json)
+    except BuildError as e:
+        raise UsageError(str(e)) from None
+    if repo is not None:
+        from .hub import HubError
+        try:
+            repo.publish_dataset(args.out, progress=not args.json)
+        except HubError as e:
+            raise UsageError(str(e)) from None
+    print(json.dumps(report.to_dict(), indent=2) if args.json else report.summary())
+    return 0
+
+
 def cmd_build(args) -> int:
     from .builders import BuildError, build_spec_defects
 
+    if args.dataset == "follow-tests":
+        return _cmd_build_follow_tests(args)
     if args.dataset != "spec-defects":
-        raise UsageError(f"dataset {args.dataset!r} is not built by this command yet; available: spec-defects")
+        raise UsageError(f"dataset {args.dataset!r} is not built by this command yet; "
+                         f"available: spec-defects, follow-tests")
     repo = None
     if args.push_to_hub:
         from .hub import HubError, HubRepo
@@ -191,6 +220,35 @@ def cmd_mutate(args) -> int:
     return 0
 
 
+def cmd_eval(args) -> int:
+    """lm_eval's command line with our tasks on --include_path (see specdefects.lmeval.harness)."""
+    from .lmeval.harness import main as eval_main
+    return eval_main(list(args.lm_eval_args))
+
+
+def cmd_report(args) -> int:
+    """Table 4 / Figure 2 / per-task CSV from lm-eval output folders (see specdefects.report)."""
+    import warnings
+
+    from .report import ReportWarning, load_runs, scores_frame, table4, to_markdown, write_report
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ReportWarning)
+        runs = load_runs(args.results)  # ReportError (a ValueError): one line, exit 2
+        paths = write_report(runs, args.out, n_boot=args.n_boot, seed=args.seed)
+    notes = [str(w.message) for w in caught if issubclass(w.category, ReportWarning)]
+    for n in notes:
+        print(f"specdefects report: warning: {n}", file=sys.stderr)
+    if args.json:
+        print(json.dumps({"models": [r.model for r in runs], "files": {k: str(v) for k, v in paths.items()},
+                          "warnings": notes, "scores": json.loads(scores_frame(runs).to_json(orient="records"))},
+                         indent=2))
+    else:
+        print(to_markdown(table4(runs)), end="")
+        print(f"\nwrote {len(paths)} file(s) to {args.out}: " + ", ".join(p.name for p in paths.values()))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="specdefects",
@@ -234,7 +292,8 @@ def build_parser() -> argparse.ArgumentParser:
                        epilog="example:\n  specdefects build spec-defects --out out/spec-defects "
                               "--benchmarks humaneval mbpp --source mbpp=../shared/data/mbpp/mbpp.jsonl\n"
                               "load it:  datasets.load_dataset('out/spec-defects', 'humaneval')")
-    p.add_argument("dataset", help="which dataset: spec-defects")
+    p.add_argument("dataset", help="which dataset: spec-defects or follow-tests (benchmarks humaneval|mbpp map to "
+                                   "their EvalPlus versions for follow-tests)")
     p.add_argument("--out", required=True, help="output folder (created; files are replaced atomically)")
     p.add_argument("--benchmarks", nargs="+", default=["humaneval"], metavar="NAME",
                    help="humaneval (offline default), mbpp, livecodebench (default: humaneval)")
@@ -274,6 +333,34 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="output folder for the JSONL files")
     p.add_argument("--json", action="store_true", help="print a JSON summary instead of the diffs")
     p.set_defaults(func=cmd_mutate)
+
+    p = sub.add_parser("report", help="Table 4 / Figure 2 / per-task CSV from lm-eval output folders",
+                       description="Read lm-eval output folders (one per model: --output_path of `specdefects "
+                                   "eval`, a model subfolder or a results_*.json file), and write table4.md/.csv/"
+                                   ".tex (pass@1 per benchmark x Orig/US/LV/SF with the change against Orig), "
+                                   "figure2_drop_heatmap.png (relative change, %), scores.csv, per_task.csv (from "
+                                   "--log_samples files) and paired_drops.csv (task-bootstrap intervals, when "
+                                   "samples allow). Missing variants are gaps; malformed results files are "
+                                   "skipped with a warning.")
+    p.add_argument("results", nargs="+", metavar="RESULTS_DIR", help="lm-eval output folder(s) or results files")
+    p.add_argument("--out", required=True, help="folder for the report files (created)")
+    p.add_argument("--n-boot", type=int, default=5000, help="bootstrap resamples of paired_drops.csv (default 5000)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--json", action="store_true", help="print the models, files, warnings and scores as JSON")
+    p.set_defaults(func=cmd_report)
+
+    # every flag is lm_eval's: '+' prefix so argparse passes '--model ...' through untouched
+    p = sub.add_parser("eval", help="run lm-evaluation-harness with the spec_defects tasks (lm_eval flags)",
+                       prefix_chars="+", add_help=False)
+    p.add_argument("lm_eval_args", nargs=argparse.REMAINDER, help="lm_eval flags")
+    p.set_defaults(func=cmd_eval)
+
+    from .leaderboard.cli import add_leaderboard_parser  # serve | submit | run-queue | upload-results | list
+    add_leaderboard_parser(sub)
+
+    from .validator.cli import add_check_parser, add_validator_parser  # validator train|evaluate|push, check
+    add_validator_parser(sub)
+    add_check_parser(sub)
     return parser
 
 

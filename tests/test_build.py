@@ -4,7 +4,6 @@ import hashlib
 import json
 import os
 import subprocess
-import sys
 import time
 from collections import Counter
 from pathlib import Path

@@ -192,7 +192,6 @@ class Detector:
     def load(cls, path: str | os.PathLike, device: str | None = None) -> "Detector":
         """A detector folder, or a Hub model id (any text-classification model with our labels)."""
         t0 = time.perf_counter()
-        import torch
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
         from transformers.utils import logging as hf_logging

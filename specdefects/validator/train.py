@@ -27,7 +27,7 @@ import os
 import random
 import shutil
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from .data import check_training_data, fingerprint, load_validator
@@ -188,7 +188,7 @@ def train_seed(cfg: TrainConfig, data: dict, seed: int, run_dir: Path) -> dict:
     y_val = data["validation"]["label"]
 
     if cfg.regime == "probe":
-        from .model import head_features, make_probe_head
+        from .model import make_probe_head
         for p in model.parameters():
             p.requires_grad_(False)
         head = make_probe_head(model)

@@ -1,0 +1,163 @@
+"""lm-evaluation-harness integration: the ``spec_defects`` task group's data, prompts and batch
+scorer, the ``specdefects-reference`` model, and ``specdefects eval`` (lm_eval with our tasks on
+the include path).
+
+Task layout (YAML in the repository's ``tasks/spec_defects/``)::
+
+    spec_defects                      group: one subgroup per benchmark (completion-style prompts)
+      spec_defects_humaneval          group: one task per variant, pass@1 aggregated (weighted by size)
+        spec_defects_humaneval_orig   the clean rows (defect == "clean")
+        spec_defects_humaneval_lv     Lexical Vagueness      (_us: Under-Specification, _sf: Syntax/Formatting)
+      spec_defects_mbpp, spec_defects_livecodebench (same shape)
+    spec_defects_instruct             the same with an instruction prompt for chat models
+      spec_defects_humaneval_instruct -> spec_defects_humaneval_orig_instruct, ...
+
+Data: ``SPECDEFECTS_DATA`` (a folder written by ``specdefects build spec-defects --out DIR``), else
+the Hub dataset :data:`HUB_ID`; lm_eval's ``--metadata '{"data": ..., "revision": ...}'`` overrides.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from pathlib import Path
+
+HUB_ID = "specdefects/spec-defects"
+DATA_ENV = "SPECDEFECTS_DATA"
+TASKS_ENV = "SPECDEFECTS_TASKS"
+BENCHMARKS = ("humaneval", "mbpp", "livecodebench")
+VARIANTS = {"orig": "clean", "lv": "LV", "us": "US", "sf": "SF"}  # task suffix -> `defect` label
+STYLES = ("completion", "instruct")
+GROUP = "spec_defects"
+
+INSTRUCTION = ("Please provide a self-contained Python script that solves the following problem in a "
+               "markdown code block:\n```\n{prompt}\n```\n")
+INSTRUCTION_STDIN = "{prompt}"  # LiveCodeBench prompts carry their own format instruction
+
+
+class SpecDefectsDataError(RuntimeError):
+    """The spec-defects data cannot be found or read: the message says what to do (one line)."""
+
+
+# --------------------------------------------------------------------------- names
+
+def task_name(benchmark: str, variant: str, style: str = "completion") -> str:
+    return f"{GROUP}_{benchmark}_{variant}" + ("_instruct" if style == "instruct" else "")
+
+
+def all_names() -> dict[str, list[str]]:
+    """Every task and group name this package defines: ``{"groups": [...], "tasks": [...]}``."""
+    groups, tasks = [GROUP, f"{GROUP}_instruct"], []
+    for v in VARIANTS:  # one variant across the benchmarks
+        groups += [f"{GROUP}_{v}", f"{GROUP}_{v}_instruct"]
+    for b in BENCHMARKS:
+        groups += [f"{GROUP}_{b}", f"{GROUP}_{b}_instruct"]
+        for v in VARIANTS:
+            tasks += [task_name(b, v), task_name(b, v, "instruct")]
+    return {"groups": groups, "tasks": tasks}
+
+
+def tasks_dir() -> Path:
+    """The folder with our lm-eval YAML: ``$SPECDEFECTS_TASKS``, else the package's own copy
+    (``specdefects/lmeval/tasks``, when shipped as package data), else ``<repo>/tasks`` (an
+    editable install or a source checkout)."""
+    env = os.environ.get(TASKS_ENV)
+    candidates = ([Path(env)] if env else []) + [Path(__file__).with_name("tasks"),
+                                                 Path(__file__).resolve().parents[2] / "tasks"]
+    for c in candidates:
+        if (c / "spec_defects").is_dir():
+            return c
+    raise SpecDefectsDataError(
+        "cannot find the spec_defects lm-eval tasks (looked in " + ", ".join(map(str, candidates))
+        + f"); install specdefects from its repository (pip install -e .) or set {TASKS_ENV}")
+
+
+# --------------------------------------------------------------------------- data
+
+def _defect_label(value, names) -> str:
+    if isinstance(value, int) and names:
+        return names[value]
+    return str(value)
+
+
+def load_variant(benchmark: str = "humaneval", variant: str = "clean", data: str | None = None,
+                 revision: str | None = None, **_ignored):
+    """``custom_dataset`` of every task: a ``DatasetDict`` with a ``test`` split holding the rows of
+    ``benchmark`` whose ``defect`` is ``variant`` (clean/LV/US/SF).  Raises
+    :class:`SpecDefectsDataError` with a one-line fix when the data is missing."""
+    import datasets
+
+    variant = VARIANTS.get(variant, variant)
+    if benchmark not in BENCHMARKS:
+        raise SpecDefectsDataError(f"unknown benchmark {benchmark!r}; choose from {', '.join(BENCHMARKS)}")
+    src = data or os.environ.get(DATA_ENV) or HUB_ID
+    build_hint = (f"build it with `specdefects build spec-defects --out DIR --benchmarks {benchmark}` "
+                  f"and set {DATA_ENV}=DIR")
+    local = Path(src).expanduser()
+    # a Hub id is "owner/name"; anything else (or an existing path) is a local folder
+    if local.exists() or src.startswith((".", "/", "~")) or src.count("/") != 1:
+        if not local.is_dir():
+            raise SpecDefectsDataError(f"spec-defects data folder {src} does not exist: {build_hint}")
+        files = sorted(glob.glob(str(local / benchmark / "test-*.parquet")))
+        if not files:
+            raise SpecDefectsDataError(f"{src} has no {benchmark} config ({benchmark}/test-*.parquet): {build_hint}")
+        try:
+            ds = datasets.Dataset.from_parquet(files)
+        except Exception as e:
+            raise SpecDefectsDataError(f"cannot read {files[0]}: {type(e).__name__}: {str(e).splitlines()[0]}") \
+                from None
+    else:
+        try:
+            ds = datasets.load_dataset(src, benchmark, split="test", revision=revision)
+        except Exception as e:
+            first = (str(e).splitlines() or [""])[0][:200]
+            raise SpecDefectsDataError(
+                f"cannot load the {benchmark} config of {src} from the Hugging Face Hub ({type(e).__name__}: "
+                f"{first}); offline, {build_hint}") from None
+    if "defect" not in ds.column_names:
+        raise SpecDefectsDataError(f"{src}/{benchmark} has no 'defect' column: not a spec-defects dataset")
+    feat = ds.features["defect"]
+    names = list(getattr(feat, "names", []) or [])
+    ds = ds.filter(lambda row: _defect_label(row["defect"], names) == variant, desc=None)
+    if len(ds) == 0:
+        raise SpecDefectsDataError(f"{src}/{benchmark} has no rows with defect={variant}")
+    return datasets.DatasetDict({"test": ds})
+
+
+# --------------------------------------------------------------------------- prompts
+
+def doc_to_text_completion(doc: dict) -> str:
+    """Base models continue the (mutated) task prompt."""
+    return doc["prompt"]
+
+
+def doc_to_text_instruct(doc: dict) -> str:
+    """Chat models get an instruction asking for the code in a ```python block (EvalPlus style)."""
+    if doc.get("test_kind") == "stdin" or doc.get("benchmark") == "livecodebench":
+        return INSTRUCTION_STDIN.format(prompt=doc["prompt"].strip())
+    return INSTRUCTION.format(prompt=doc["prompt"].strip())
+
+
+def doc_to_target(doc: dict) -> str:
+    return doc.get("reference") or ""
+
+
+def reference_answer(doc: dict, style: str = "completion") -> str:
+    """What the reference model says: the part of the reference after the prompt (completion
+    style) or the whole reference in a fence (instruct style).  Empty when there is none."""
+    ref = doc.get("reference") or ""
+    if not ref:
+        return ""
+    if style == "completion":
+        prompt = doc.get("prompt") or ""
+        if prompt and ref.startswith(prompt):
+            return ref[len(prompt):]
+        return ref
+    return f"```python\n{ref.rstrip()}\n```\n"
+
+
+from .scoring import process_results, score_completion, score_instruct, score_responses  # noqa: E402
+
+__all__ = ["HUB_ID", "DATA_ENV", "BENCHMARKS", "VARIANTS", "SpecDefectsDataError", "load_variant", "tasks_dir",
+           "all_names", "task_name", "doc_to_text_completion", "doc_to_text_instruct", "doc_to_target",
+           "reference_answer", "score_responses", "score_completion", "score_instruct", "process_results"]

