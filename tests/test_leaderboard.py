@@ -146,7 +146,7 @@ def test_runner_template():
     argv = runner_argv("specdefects eval --model {backend} --model_args {model_args} --tasks {tasks} "
                        "--output_path {output} {chat_template}", req, "/o")
     assert argv == ["specdefects", "eval", "--model", "vllm", "--model_args",
-                    "pretrained=org/m,revision=v2,dtype=bfloat16", "--tasks", "spec_defects,follow_tests",
+                    "pretrained=org/m,revision=v2,dtype=bfloat16", "--tasks", "spec_defects_instruct",
                     "--output_path", "/o", "--apply_chat_template"]
     assert "--apply_chat_template" not in runner_argv("x {chat_template}", make_request("org/m"), "/o")
 

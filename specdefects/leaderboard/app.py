@@ -54,7 +54,7 @@ this leaderboard's queue), ⚠ self-reported (results uploaded by their authors,
 
 ```bash
 specdefects eval --model vllm --model_args pretrained=ORG/NAME,dtype=bfloat16 \\
-    --tasks spec_defects,follow_tests --output_path out --log_samples
+    --tasks spec_defects --output_path out --log_samples
 specdefects report out --out report/     # Table 4 / Figure 2 / switching tables
 ```
 
@@ -156,7 +156,7 @@ def build_app(store=None, published=None):
                                    datatype=["str", num, num, num, num, num, num, "str"])
             with gr.Tab("Submit", id="submit"):
                 gr.Markdown("Submit a model from the Hub. It is checked (exists, licence, size) and then "
-                            "evaluated on every spec_defects and follow_tests task by the queue worker.")
+                            "evaluated on every spec_defects task by the queue worker.")
                 with gr.Row():
                     s_model = gr.Textbox(label="Model (ORG/NAME)", elem_id="submit-model", max_length=200)
                     s_rev = gr.Textbox(label="Revision (commit sha or branch)", placeholder="main",
