@@ -179,6 +179,11 @@ def build_follow_tests(out: str | os.PathLike, benchmarks: Sequence[str] = ("hum
                                         for b in benchmarks})
     out = Path(out)
     feats = {"families": family_row_features()}
+    # read every source first: a missing file or an unreachable Hub fails before any compute
+    loaded = {}
+    for b in benchmarks:
+        tasks = _load(b, sources.get(b), load_options.get(b, {}))
+        loaded[b] = tasks[:limit] if limit else tasks
 
     t0 = time.perf_counter()
     try:
@@ -197,10 +202,7 @@ def build_follow_tests(out: str | os.PathLike, benchmarks: Sequence[str] = ("hum
     if benchmarks:
         t0 = time.perf_counter()
         all_kept = []
-        for b in benchmarks:
-            tasks = _load(b, sources.get(b), load_options.get(b, {}))
-            if limit:
-                tasks = tasks[:limit]
+        for b, tasks in loaded.items():
             kept, excluded = build_matched(tasks, workers=workers, progress=progress)
             report.matched_total[b] = len(tasks)
             report.matched_kept[b] = len(kept)
