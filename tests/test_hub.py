@@ -186,6 +186,7 @@ def test_cli_build_push(fake_hub, tmp_path):
     import subprocess
     cli = Path(__file__).resolve().parents[1] / ".venv" / "bin" / "specdefects"
     env = dict(os.environ, HF_ENDPOINT=fake_hub.url, HF_HUB_DISABLE_XET="1", HF_TOKEN="x")
+    env.pop("HF_HUB_OFFLINE", None)  # other test modules set it for the whole session; this one talks to the fake Hub
     r = subprocess.run([str(cli), "build", "spec-defects", "--out", str(tmp_path / "o"), "--limit", "15",
                         "--no-invariance", "--push-to-hub", "org/sd"], capture_output=True, text=True, env=env,
                        timeout=120)
