@@ -1,163 +1,15 @@
-"""A local fake of the Hub HTTP API for the leaderboard's HubStore (small regular files only).
-
-Beyond tests/test_hub.py's fake it keeps a commit history per repo and answers reads: repo info
-(``/api/datasets/{repo}/revision/{rev}`` -> sha), the tree listing, ``/resolve/{rev}/{path}``, and
-``/api/models/{repo}`` for the worker's model checks. A commit whose ``parentCommit`` is not the
-branch head is refused with 412, as the Hub does.
+"""The leaderboard's HubStore against the local fake of the Hub HTTP API in tests/fake_hub.py: its
+commit history per repo, reads (repo info -> sha, tree listing, ``/resolve/{rev}/{path}``),
+``/api/models/{repo}`` for the worker's model checks, and 412 for a commit whose ``parentCommit``
+is not the branch head, as the Hub does.
 """
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import json
-import re
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import unquote, urlsplit
+import sys
+import threading as _threading
 
-
-class FakeHub:
-    def __init__(self):
-        self.snap: dict[str, dict[str, dict[str, bytes]]] = {}  # repo -> sha -> files
-        self.head: dict[str, str] = {}
-        self.models: dict[str, dict] = {}
-        self.commits: list[dict] = []
-        self.conflicts = 0
-        self.lock = threading.Lock()
-        hub = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *a):
-                pass
-
-            def _body(self) -> bytes:
-                n = int(self.headers.get("Content-Length") or 0)
-                return self.rfile.read(n) if n else b""
-
-            def _send(self, code: int, obj=None, raw: bytes | None = None, headers=None) -> None:
-                data = raw if raw is not None else json.dumps(obj).encode()
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json" if raw is None else "application/octet-stream")
-                self.send_header("Content-Length", str(len(data)))
-                for k, v in (headers or {}).items():
-                    self.send_header(k, v)
-                self.end_headers()
-                if self.command != "HEAD":
-                    self.wfile.write(data)
-
-            def _rev(self, repo: str, rev: str) -> str | None:
-                rev = unquote(rev)
-                if rev == "main":
-                    return hub.head.get(repo)
-                return rev if rev in hub.snap.get(repo, {}) else None
-
-            def do_GET(self):
-                path = urlsplit(self.path).path
-                m = re.fullmatch(r"/api/datasets/([^/]+/[^/]+)(?:/revision/([^/]+))?", path)
-                if m:
-                    repo, sha = m.group(1), self._rev(m.group(1), m.group(2) or "main")
-                    if sha is None:
-                        return self._send(404, {"error": "Repository not found"},
-                                          headers={"X-Error-Code": "RepoNotFound"})
-                    files = hub.snap[repo][sha]
-                    return self._send(200, {"id": repo, "_id": repo, "sha": sha, "private": False,
-                                            "siblings": [{"rfilename": p} for p in files]})
-                m = re.fullmatch(r"/api/datasets/([^/]+/[^/]+)/tree/([^/]+)(/.*)?", path)
-                if m:
-                    repo, sha = m.group(1), self._rev(m.group(1), m.group(2))
-                    if sha is None:
-                        return self._send(404, {"error": "Repository not found"})
-                    files = hub.snap[repo][sha]
-                    return self._send(200, [{"type": "file", "path": p, "size": len(b),
-                                             "oid": hashlib.sha1(b).hexdigest()} for p, b in sorted(files.items())])
-                m = re.fullmatch(r"/datasets/([^/]+/[^/]+)/resolve/([^/]+)/(.+)", path)
-                if m:
-                    repo, sha = m.group(1), self._rev(m.group(1), m.group(2))
-                    files = hub.snap.get(repo, {}).get(sha or "", {})
-                    p = unquote(m.group(3))
-                    if p not in files:
-                        return self._send(404, {"error": "Entry not found"}, headers={"X-Error-Code": "EntryNotFound"})
-                    return self._send(200, raw=files[p])
-                m = re.fullmatch(r"/api/models/([^/]+/[^/]+)(?:/revision/([^/]+))?", path)
-                if m:
-                    info = hub.models.get(m.group(1))
-                    if info is None:
-                        return self._send(404, {"error": "Repository not found"},
-                                          headers={"X-Error-Code": "RepoNotFound"})
-                    return self._send(200, dict(info, id=m.group(1), modelId=m.group(1)))
-                self._send(404, {"error": f"fake hub: no route GET {path}"})
-
-            def do_POST(self):
-                path = urlsplit(self.path).path
-                body = self._body()
-                base = f"http://{self.headers['Host']}"
-                if path == "/api/repos/create":
-                    p = json.loads(body)
-                    repo = f"{p['organization']}/{p['name']}" if p.get("organization") else p["name"]
-                    with hub.lock:
-                        if repo in hub.head:
-                            return self._send(409, {"error": "You already created this dataset repo",
-                                                    "url": f"{base}/datasets/{repo}"})
-                        sha = hashlib.sha1(f"init {repo}".encode()).hexdigest()
-                        hub.snap[repo] = {sha: {".gitattributes": b"*.parquet filter=lfs\n"}}
-                        hub.head[repo] = sha
-                    return self._send(200, {"url": f"{base}/datasets/{repo}"})
-                m = re.fullmatch(r"/api/datasets/([^/]+/[^/]+)/(preupload|commit)/([^/]+)", path)
-                if not m:
-                    return self._send(404, {"error": f"fake hub: no route POST {path}"})
-                repo, kind = m.group(1), m.group(2)
-                if repo not in hub.head:
-                    return self._send(404, {"error": "Repository not found"}, headers={"X-Error-Code": "RepoNotFound"})
-                if kind == "preupload":
-                    files = json.loads(body)["files"]
-                    return self._send(200, {"files": [{"path": f["path"], "uploadMode": "regular",
-                                                       "shouldIgnore": False} for f in files]})
-                lines = [json.loads(x) for x in body.decode().splitlines() if x.strip()]
-                header = lines[0]["value"]
-                with hub.lock:
-                    parent = header.get("parentCommit")
-                    if parent and parent != hub.head[repo]:
-                        hub.conflicts += 1
-                        return self._send(412, {"error": "A commit has happened since. Please refresh and try "
-                                                         "again."})
-                    files = dict(hub.snap[repo][hub.head[repo]])
-                    for item in lines[1:]:
-                        v = item["value"]
-                        if item["key"] == "file":
-                            files[v["path"]] = base64.b64decode(v["content"])
-                        elif item["key"] == "deletedFile":
-                            files.pop(v["path"], None)
-                    sha = hashlib.sha1(json.dumps(lines).encode() + hub.head[repo].encode()).hexdigest()
-                    hub.snap[repo][sha] = files
-                    hub.head[repo] = sha
-                    hub.commits.append({"repo": repo, "summary": header["summary"]})
-                return self._send(200, {"commitUrl": f"{base}/datasets/{repo}/commit/{sha}", "commitOid": sha,
-                                        "pullRequestUrl": None})
-
-            do_HEAD = do_GET
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def files(self, repo: str) -> dict[str, bytes]:
-        return self.snap[repo][self.head[repo]]
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.server.shutdown()
-        self.server.server_close()
-
-
-# ---------------------------------------------------------------------------------------------------
-import sys  # noqa: E402
-import threading as _threading  # noqa: E402
-
-import pytest  # noqa: E402
+import pytest
 
 pytest.importorskip("huggingface_hub")
 
@@ -165,16 +17,9 @@ from specdefects.leaderboard import HubStore, SubmissionError, load_board, make_
 from specdefects.leaderboard.queue import run_queue  # noqa: E402
 from specdefects.leaderboard.submissions import check_model_on_hub  # noqa: E402
 
+from fake_hub import fake_hub_fixture  # noqa: E402
 
-@pytest.fixture
-def hub(monkeypatch):
-    from huggingface_hub import constants
-    monkeypatch.setattr(constants, "HF_HUB_DISABLE_XET", True)
-    monkeypatch.setenv("HF_TOKEN", "hf_fake_token_for_tests")
-    with FakeHub() as h:
-        monkeypatch.setenv("HF_ENDPOINT", h.url)
-        monkeypatch.setattr(constants, "ENDPOINT", h.url)
-        yield h
+hub = fake_hub_fixture(root=None)  # state in memory only: hub.files(repo), hub.models, hub.conflicts
 
 
 def _store(hub):

@@ -23,6 +23,10 @@ from specdefects.cli import main  # noqa: E402
 from specdefects.validator import ValidatorError  # noqa: E402
 from specdefects.validator.model import LABELS  # noqa: E402
 
+from fake_hub import fake_hub_fixture  # noqa: E402
+
+fake_hub = fake_hub_fixture(token="hf_fake")  # the push test's local Hub (model repos)
+
 FAST = ["--max-length", "48", "--epochs", "3", "--seeds", "42", "--warmup-steps", "5"]
 
 
@@ -246,51 +250,16 @@ def test_llm_baseline_protocol(data, tmp_path):
         srv.close()
 
 
-def test_push_to_fake_hub_and_load_with_pipeline(trained, tmp_path, monkeypatch):
-    from huggingface_hub import constants
-    from test_hub import FakeHub
+def test_push_to_fake_hub_and_load_with_pipeline(trained, fake_hub):
     from transformers import pipeline
-    monkeypatch.setattr(constants, "HF_HUB_DISABLE_XET", True)
-    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)  # the fake Hub is local; only it is reached
-    with FakeHub(tmp_path / "hub") as hub:
-        _serve_models(hub)
-        monkeypatch.setenv("HF_ENDPOINT", hub.url)
-        monkeypatch.setenv("HF_TOKEN", "hf_fake")
-        assert main(["validator", "push", "--repo-id", "me/spec-validator", "--model", str(trained)]) == 0
-        stored = hub.root / "me/spec-validator"
-        card = (stored / "README.md").read_text()
-        assert "pipeline_tag: text-classification" in card and "## Limitations" in card and "label2id" in card
-        assert (stored / "model.safetensors").read_bytes() == (trained / "model" / "model.safetensors").read_bytes()
-        clf = pipeline("text-classification", model=str(stored))
-        assert clf("Write a function to add two numbers.")[0]["label"] in LABELS
-        assert main(["validator", "push", "--repo-id", "bad id", "--model", str(trained)]) == 2
-
-
-def _serve_models(hub):
-    """Teach the dataset-only fake Hub of test_hub the model-repo routes (same storage)."""
-    base_cls = hub.server.RequestHandlerClass
-
-    class ModelRoutes(base_cls):
-        def _body(self):
-            body = super()._body()
-            if self.path.split("?")[0] == "/api/repos/create":
-                d = json.loads(body)
-                if d.get("type") in (None, "model"):
-                    d["type"] = "dataset"  # the fake stores every repo alike
-                    body = json.dumps(d).encode()
-            return body
-
-        def do_POST(self):
-            import re
-            path = self.path.split("?")[0]
-            m = re.fullmatch(r"/api/models/([^/]+/[^/]+)/preupload/[^/]+", path)
-            if m:
-                files = json.loads(super()._body())["files"]
-                return self._send(200, {"files": [
-                    {"path": f["path"], "uploadMode": "lfs" if f["path"].endswith((".safetensors", ".bin"))
-                     else "regular", "shouldIgnore": False} for f in files]})
-            self.path = re.sub(r"^/api/models/", "/api/datasets/", self.path)
-            self.path = re.sub(r"^/(?!datasets/)([^/]+/[^/]+\.git/info/lfs/)", r"/datasets/\1", self.path)
-            return super().do_POST()
-
-    hub.server.RequestHandlerClass = ModelRoutes
+    hub = fake_hub  # tests/fake_hub.py: model repos, .safetensors through LFS, files mirrored under hub.root
+    assert main(["validator", "push", "--repo-id", "me/spec-validator", "--model", str(trained)]) == 0
+    assert hub.commits[-1]["repo_type"] == "model" and "model.safetensors" in hub.files("me/spec-validator", "model")
+    assert any(r.startswith("PUT /lfs-upload/") for r in hub.requests)  # the weights went through LFS
+    stored = hub.root / "me/spec-validator"
+    card = (stored / "README.md").read_text()
+    assert "pipeline_tag: text-classification" in card and "## Limitations" in card and "label2id" in card
+    assert (stored / "model.safetensors").read_bytes() == (trained / "model" / "model.safetensors").read_bytes()
+    clf = pipeline("text-classification", model=str(stored))
+    assert clf("Write a function to add two numbers.")[0]["label"] in LABELS
+    assert main(["validator", "push", "--repo-id", "bad id", "--model", str(trained)]) == 2
