@@ -54,6 +54,17 @@ def build_argv(argv: list[str]) -> list[str]:
     if i < 0:
         argv += ["--include_path", str(tasks_dir())]
     # a user's own --include_path stays as given: add_tasks_to_task_manager() adds ours beside it
+    if sub == "run" and _value(argv, "--model")[1] == "specdefects-reference":
+        # lm-eval names a run after pretrained= (else a random id): give the reference model its name
+        j, margs = _value(argv, "--model_args")
+        if not margs or "pretrained=" not in margs:
+            name = "specdefects-reference" + ("-pass" if margs and "answer=pass" in margs else "")
+            if j < 0:
+                argv += ["--model_args", f"pretrained={name}"]
+            elif argv[j] == "--model_args":
+                argv[j + 1] = f"{margs},pretrained={name}"
+            else:
+                argv[j] = f"--model_args={margs},pretrained={name}"
     if sub == "run":
         _, tasks = _value(argv, "--tasks")
         if tasks:
