@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Iterable, Iterator
@@ -31,6 +32,20 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def replace_dir(src: str | os.PathLike, dest: str | os.PathLike) -> Path:
+    """Move the finished folder ``src`` to ``dest``, replacing any old ``dest`` with renames only,
+    so a reader sees the old folder or the new one, never a mix."""
+    src, dest = Path(src), Path(dest)
+    if dest.exists():
+        old = dest.with_name(f".{dest.name}.old-{os.getpid()}")
+        os.replace(dest, old)
+        os.replace(src, dest)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.replace(src, dest)
+    return dest
 
 
 def write_text_atomic(path: str | os.PathLike, text: str) -> Path:

@@ -9,6 +9,13 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+# Nothing here may reach the Hub: set offline mode once for the whole session (before any
+# huggingface module is imported) instead of per module, where it leaked by import order.
+# The fake-Hub fixture (tests/fake_hub.py) switches it off for the tests that talk to it.
+for _var in ("HF_HUB_OFFLINE", "HF_EVALUATE_OFFLINE"):
+    os.environ.setdefault(_var, "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
 SHARED_DATA = Path(os.environ.get("SPECDEFECTS_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
 
 needs_shared_data = pytest.mark.skipif(

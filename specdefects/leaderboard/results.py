@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..report.runs import model_name
 from .submissions import MODEL_ID, now_iso
 
 log = logging.getLogger("specdefects.leaderboard")
@@ -56,17 +57,6 @@ def _metric(metrics: dict, *names: str):
     return None
 
 
-def _model_from_config(obj: dict) -> str | None:
-    cfg = obj.get("config") or {}
-    args = cfg.get("model_args")
-    if isinstance(args, dict):
-        name = args.get("pretrained") or args.get("model")
-    else:
-        m = re.search(r"(?:^|,)\s*(?:pretrained|model)=([^,]+)", str(args or ""))
-        name = m.group(1) if m else None
-    return name or obj.get("model_name") or cfg.get("model")
-
-
 def summarize_lmeval(obj: dict) -> dict:
     """Our summary of one lm-eval results JSON: scores[benchmark][variant] (percent), follow_tests."""
     if not isinstance(obj, dict) or not isinstance(obj.get("results"), dict):
@@ -89,7 +79,7 @@ def summarize_lmeval(obj: dict) -> dict:
     if not scores and not follow:
         raise ValueError("no spec_defects pass@1 or follow_tests metrics in it")
     cfg = obj.get("config") or {}
-    out = {"model": _model_from_config(obj), "backend": cfg.get("model"), "scores": scores}
+    out = {"model": model_name(obj, cfg.get("model")), "backend": cfg.get("model"), "scores": scores}
     if follow:
         out["follow_tests"] = follow
     return out

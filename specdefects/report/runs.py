@@ -78,19 +78,17 @@ class Run:
                 "n_samples": len(self.samples)}
 
 
-def model_name(data: dict, fallback: str) -> str:
-    """The model's name from lm-eval's ``config.model_args`` (``pretrained=``), else
-    ``model_name``, else ``fallback`` (the folder name)."""
-    args = (data.get("config") or {}).get("model_args") if isinstance(data.get("config"), dict) else None
-    if isinstance(args, dict) and args.get("pretrained"):
-        return str(args["pretrained"])
-    if isinstance(args, str) and "pretrained=" in args:
-        name = args.split("pretrained=", 1)[1].split(",", 1)[0].strip()
-        if name:
-            return name
-    if data.get("model_name"):
-        return str(data["model_name"])
-    return fallback
+def model_name(data: dict, fallback: str | None) -> str | None:
+    """The model's name from lm-eval's ``config.model_args`` (``pretrained=``, or ``model=`` for
+    API models), else ``model_name``, else ``fallback`` (e.g. the folder name)."""
+    cfg = data.get("config") if isinstance(data.get("config"), dict) else {}
+    args = cfg.get("model_args")
+    if isinstance(args, dict):
+        name = args.get("pretrained") or args.get("model")
+    else:
+        m = re.search(r"(?:^|,)\s*(?:pretrained|model)=([^,]+)", str(args or ""))
+        name = m.group(1).strip() if m else None
+    return str(name) if name else (str(data["model_name"]) if data.get("model_name") else fallback)
 
 
 def _pick_metric(metrics: dict) -> tuple[str, float] | None:

@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 from typing import Sequence
 
+from ..files import replace_dir
 from .errors import ValidatorError
 
 LABELS = ("clean", "LV", "US", "SF")
@@ -139,13 +140,7 @@ def save_detector(model, tokenizer, out: str | os.PathLike, meta: dict) -> Path:
         model.save_pretrained(tmp)
         tokenizer.save_pretrained(tmp)
         (tmp / META_FILE).write_text(json.dumps(meta, indent=2, default=str))
-        if out.exists():
-            old = out.with_name(f".{out.name}.old-{os.getpid()}")
-            os.replace(out, old)
-            os.replace(tmp, out)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(tmp, out)
+        replace_dir(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -159,14 +154,7 @@ def publish_latest(folder: str | os.PathLike) -> Path:
     tmp = Path(tempfile.mkdtemp(prefix=".latest.", dir=dest.parent))
     shutil.rmtree(tmp)
     shutil.copytree(folder, tmp)
-    if dest.exists():
-        old = dest.with_name(f".latest.old-{os.getpid()}")
-        os.replace(dest, old)
-        os.replace(tmp, dest)
-        shutil.rmtree(old, ignore_errors=True)
-    else:
-        os.replace(tmp, dest)
-    return dest
+    return replace_dir(tmp, dest)
 
 
 def read_meta(folder: str | os.PathLike) -> dict:
