@@ -7,11 +7,9 @@ and the vLLM server (tests/llm_server.py; skipped without `make venv-vllm`).
 
 from __future__ import annotations
 
-import glob
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -23,12 +21,9 @@ from llm_server import MODEL_NAME, VENV_PY, build_model, vllm_server  # noqa: E4
 from specdefects.lmeval import (SpecDefectsDataError, all_names, load_variant, reference_answer,  # noqa: E402
                                 tasks_dir)
 from specdefects.lmeval.scoring import process_results, score_responses  # noqa: E402
+from lmeval_run import BASE_ENV, BIN, ROOT, results_of, run_eval, samples_of, scores  # noqa: E402,F401
 
-ROOT = Path(__file__).resolve().parents[1]
-BIN = Path(sys.executable).parent
 VARIANTS = ("orig", "lv", "us", "sf")
-BASE_ENV = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-            "TOKENIZERS_PARALLELISM": "false", "SPECDEFECTS_WORKERS": "2"}
 
 
 @pytest.fixture(scope="session")
@@ -39,34 +34,6 @@ def spec_data(tmp_path_factory) -> Path:
                        capture_output=True, text=True, timeout=300, env={**os.environ, **BASE_ENV})
     assert r.returncode == 0, r.stderr[-2000:]
     return out
-
-
-def run_eval(args: list[str], data: Path | None, out: Path | None = None, timeout: int = 600,
-             python: str | None = None, extra_env: dict | None = None) -> subprocess.CompletedProcess:
-    env = {**os.environ, **BASE_ENV, **(extra_env or {})}
-    env.pop("SPECDEFECTS_DATA", None)
-    if data is not None:
-        env["SPECDEFECTS_DATA"] = str(data)
-    cmd = ([python, "-m", "specdefects.lmeval"] if python else [str(BIN / "specdefects"), "eval"]) + args
-    if out is not None:
-        cmd += ["--output_path", str(out), "--log_samples"]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=str(ROOT))
-
-
-def results_of(out: Path) -> dict:
-    files = glob.glob(str(out / "**" / "results_*.json"), recursive=True)
-    assert files, f"no results JSON under {out}"
-    return json.loads(Path(sorted(files)[-1]).read_text())["results"]
-
-
-def samples_of(out: Path, task: str) -> list[dict]:
-    files = glob.glob(str(out / "**" / f"samples_{task}_*.jsonl"), recursive=True)
-    assert files, f"no samples of {task} under {out}"
-    return [json.loads(line) for line in Path(sorted(files)[-1]).read_text().splitlines() if line.strip()]
-
-
-def scores(sample: dict) -> list[dict]:
-    return [json.loads(s) for s in sample["filtered_resps"][0]]
 
 
 # --------------------------------------------------------------------------- in-process units

@@ -58,7 +58,8 @@ def build_argv(argv: list[str]) -> list[str]:
         # lm-eval names a run after pretrained= (else a random id): give the reference model its name
         j, margs = _value(argv, "--model_args")
         if not margs or "pretrained=" not in margs:
-            name = "specdefects-reference" + ("-pass" if margs and "answer=pass" in margs else "")
+            answer = next((a for a in ("pass", "empty", "follow") if margs and f"answer={a}" in margs), None)
+            name = "specdefects-reference" + (f"-{answer}" if answer else "")
             if j < 0:
                 argv += ["--model_args", f"pretrained={name}"]
             elif argv[j] == "--model_args":
@@ -68,13 +69,17 @@ def build_argv(argv: list[str]) -> list[str]:
     if sub == "run":
         _, tasks = _value(argv, "--tasks")
         if tasks:
-            known = set(all_names()["groups"]) | set(all_names()["tasks"])
-            unknown = [t for t in tasks.split(",") if t.strip().startswith("spec_defects") and t.strip() not in known]
+            from .follow import all_names as follow_names
+            known = {n for names in (all_names(), follow_names()) for kind in names.values() for n in kind}
+            unknown = [t for t in tasks.split(",")
+                       if t.strip().startswith(("spec_defects", "spec_follow_tests")) and t.strip() not in known]
             if unknown:
                 raise EvalUsageError(
                     f"unknown task(s) {', '.join(unknown)}; spec_defects tasks are spec_defects[_instruct], "
                     "spec_defects_<humaneval|mbpp|livecodebench>[_instruct] and "
-                    "spec_defects_<benchmark>_<orig|lv|us|sf>[_instruct] (list them: specdefects eval ls tasks)")
+                    "spec_defects_<benchmark>_<orig|lv|us|sf>[_instruct]; follow-tests tasks are spec_follow_tests, "
+                    "spec_follow_tests_paired, spec_follow_tests_matched[_<benchmark>[_<condition>]] and "
+                    "spec_follow_tests_quality[_<high|low|random>] (list them: specdefects eval ls tasks)")
     return argv
 
 
@@ -193,6 +198,12 @@ def main(argv: list[str]) -> int:
     if tasks and "spec_defects" in tasks and data and not Path(data).expanduser().is_dir():
         raise EvalUsageError(f"{DATA_ENV}={data} is not a folder: build it with `specdefects build spec-defects "
                              f"--out DIR` and set {DATA_ENV}=DIR (or unset it to use the Hub dataset {HUB_ID})")
+    from .follow import DATA_ENV as FOLLOW_ENV, HUB_ID as FOLLOW_HUB
+    follow_data = os.environ.get(FOLLOW_ENV)
+    if tasks and "spec_follow_tests" in tasks and follow_data and not Path(follow_data).expanduser().is_dir():
+        raise EvalUsageError(f"{FOLLOW_ENV}={follow_data} is not a folder: build it with `specdefects build "
+                             f"follow-tests --out DIR` and set {FOLLOW_ENV}=DIR (or unset it to use the Hub dataset "
+                             f"{FOLLOW_HUB})")
     add_tasks_to_task_manager()
     model_name = _value(lm_argv, "--model")[1]
     if model_name == "vllm":

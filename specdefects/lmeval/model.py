@@ -7,6 +7,11 @@ the part of the reference after the prompt, ``*_instruct`` tasks the whole refer
 point in their reference).  ``answer=pass`` answers ``pass`` (scores 0.0), ``answer=empty`` the
 empty string.  The reference is read from the request's own document (``Instance.doc``), so no
 lookup by prompt text is needed.  Tasks without a reference (LiveCodeBench) get ``""``.
+
+On the ``spec_follow_tests`` tasks it answers in a ```python fence: reference A on the paired
+instances (A-adherence 100%, switching 0%), the task's reference on matched/quality rows.
+``answer=follow`` answers the rule the prompt shows instead (B under tests_b and explicit_b):
+switching 100%.
 """
 
 from __future__ import annotations
@@ -16,8 +21,9 @@ from lm_eval.api.model import LM
 from lm_eval.api.registry import register_model
 
 from . import reference_answer
+from .follow import GROUP as FOLLOW_GROUP, reference_answer as follow_answer
 
-ANSWERS = ("reference", "pass", "empty")
+ANSWERS = ("reference", "follow", "pass", "empty")
 
 
 @register_model("specdefects-reference")
@@ -43,6 +49,8 @@ class ReferenceLM(LM):
             return "pass"
         if self.answer == "empty":
             return ""
+        if str(req.task_name or "").startswith(FOLLOW_GROUP):
+            return follow_answer(req.doc or {}, self.answer)
         style = "instruct" if str(req.task_name or "").endswith("_instruct") else "completion"
         return reference_answer(req.doc or {}, style)
 

@@ -121,18 +121,20 @@ def _workers() -> int | None:
 
 
 def score_responses(resps: Sequence[Sequence[Any]], docs: Sequence[dict], style: str = "completion",
-                    workers: int | None = None, limits=None, sandbox=None, progress: bool = True) -> list[list[dict]]:
+                    workers: int | None = None, limits=None, sandbox=None, progress: bool = True,
+                    task_fn=None) -> list[list[dict]]:
     """Score every response of a task in one sandbox batch.  ``resps[i]`` are the responses
     (one per repeat) to ``docs[i]``; the result has the same shape, each response replaced by
     a dict with ``status``, ``passed``, ``reason``, ``failed_test``, ``stderr``, ``code``,
-    ``duration_s`` and ``isolation``."""
+    ``duration_s`` and ``isolation``.  ``task_fn`` turns a row into the
+    :class:`~specdefects.records.Task` to run (default: :func:`task_of`)."""
     from ..execution import run_batch
 
     out: list[list[dict | None]] = [[None] * len(r) for r in resps]
     items, where = [], []
     for i, (rs, doc) in enumerate(zip(resps, docs)):
         try:
-            task = task_of(doc)
+            task = (task_fn or task_of)(doc)
         except Exception as e:  # a malformed row: every sample of it fails, loudly
             for j in range(len(rs)):
                 out[i][j] = _fail(f"bad dataset row: {e}", status="error")

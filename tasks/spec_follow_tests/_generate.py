@@ -1,0 +1,50 @@
+"""Regenerate the spec_follow_tests task and group YAML files: ``python tasks/spec_follow_tests/_generate.py``.
+The template ``_heldout_yaml`` and the paired task are written by hand."""
+
+from pathlib import Path
+
+HERE = Path(__file__).parent
+BENCHMARKS = {"humanevalplus": "HumanEval+", "mbppplus": "MBPP+", "livecodebench": "LiveCodeBench v6-new"}
+CONDITIONS = ("nl_only", "correct_io", "wrong_io", "inputs_only")
+SUITES = ("high", "low", "random")
+PAIRED = "spec_follow_tests_paired"
+
+
+def main() -> None:
+    for old in HERE.glob("*.yaml"):
+        if old.name != f"{PAIRED}.yaml":
+            old.unlink()
+    subgroups = []
+    for b, alias in BENCHMARKS.items():
+        names = []
+        for c in CONDITIONS:
+            name = f"spec_follow_tests_matched_{b}_{c}"
+            names.append(name)
+            (HERE / f"{name}.yaml").write_text(
+                f"include: _heldout_yaml\ntask: {name}\ntask_alias: {c}\n"
+                f"custom_dataset: !function utils.load_matched\n"
+                f"dataset_kwargs:\n  benchmark: {b}\n  condition: {c}\n")
+        group = f"spec_follow_tests_matched_{b}"
+        subgroups.append(group)
+        (HERE / f"{group}.yaml").write_text(f"group: {group}\ngroup_alias: {alias}\ntask:\n"
+                                            + "".join(f"  - {n}\n" for n in names))
+    (HERE / "spec_follow_tests_matched.yaml").write_text(
+        "group: spec_follow_tests_matched\ngroup_alias: matched prompts\ntask:\n"
+        + "".join(f"  - {g}\n" for g in subgroups))
+    names = []
+    for s in SUITES:
+        name = f"spec_follow_tests_quality_{s}"
+        names.append(name)
+        (HERE / f"{name}.yaml").write_text(
+            f"include: _heldout_yaml\ntask: {name}\ntask_alias: {s}-detection suite\n"
+            f"custom_dataset: !function utils.load_quality\ndataset_kwargs:\n  suite: {s}\n")
+    (HERE / "spec_follow_tests_quality.yaml").write_text(
+        "group: spec_follow_tests_quality\ngroup_alias: test-suite quality\ntask:\n"
+        + "".join(f"  - {n}\n" for n in names))
+    (HERE / "spec_follow_tests.yaml").write_text(
+        "group: spec_follow_tests\ngroup_alias: spec_follow_tests\ntask:\n"
+        f"  - {PAIRED}\n  - spec_follow_tests_matched\n  - spec_follow_tests_quality\n")
+
+
+if __name__ == "__main__":
+    main()
