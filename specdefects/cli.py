@@ -227,24 +227,44 @@ def cmd_eval(args) -> int:
 
 
 def cmd_report(args) -> int:
-    """Table 4 / Figure 2 / per-task CSV from lm-eval output folders (see specdefects.report)."""
+    """Table 4 / Figure 2 / per-task CSV (spec_defects runs) and Tables 2 / 4 of the follow-tests
+    study (spec_follow_tests runs) from lm-eval output folders (see specdefects.report)."""
     import warnings
 
-    from .report import ReportWarning, load_runs, scores_frame, table4, to_markdown, write_report
+    from .report import ReportError, ReportWarning, load_runs, scores_frame, table4, to_markdown, write_report
+    from .report.follow import load_follow_runs, matched_table, quality_table, table2, write_follow_report
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ReportWarning)
-        runs = load_runs(args.results)  # ReportError (a ValueError): one line, exit 2
-        paths = write_report(runs, args.out, n_boot=args.n_boot, seed=args.seed)
+        follow = load_follow_runs(args.results, require=False)  # a missing path: ReportError, exit 2
+        try:
+            runs = load_runs(args.results)
+        except ReportError:
+            if not follow:
+                raise ReportError("no spec_defects or spec_follow_tests results in "
+                                  + ", ".join(map(str, args.results))) from None
+            runs = []
+        paths = write_report(runs, args.out, n_boot=args.n_boot, seed=args.seed) if runs else {}
+        if follow:
+            paths.update(write_follow_report(follow, args.out, n_boot=args.n_boot, seed=args.seed))
     notes = [str(w.message) for w in caught if issubclass(w.category, ReportWarning)]
     for n in notes:
         print(f"specdefects report: warning: {n}", file=sys.stderr)
     if args.json:
-        print(json.dumps({"models": [r.model for r in runs], "files": {k: str(v) for k, v in paths.items()},
-                          "warnings": notes, "scores": json.loads(scores_frame(runs).to_json(orient="records"))},
-                         indent=2))
+        print(json.dumps({"models": [r.model for r in runs], "follow_models": [r.model for r in follow],
+                          "files": {k: str(v) for k, v in paths.items()}, "warnings": notes,
+                          "scores": json.loads(scores_frame(runs).to_json(orient="records")) if runs else [],
+                          "follow_tests": {r.model: r.paired for r in follow}}, indent=2))
     else:
-        print(to_markdown(table4(runs)), end="")
+        if runs:
+            print(to_markdown(table4(runs)), end="")
+        for title, df in (("Table 2 (follow-tests): adherence and paired switching, %", table2(follow)),
+                          ("Table 4 (follow-tests): held-out pass@1 by prompt condition, %",
+                           matched_table(follow, args.n_boot, args.seed)),
+                          ("Test-suite quality: held-out pass@1 by 3-test suite, %",
+                           quality_table(follow, args.n_boot, args.seed))):
+            if len(df):
+                print(f"\n{title}\n\n" + to_markdown(df), end="")
         print(f"\nwrote {len(paths)} file(s) to {args.out}: " + ", ".join(p.name for p in paths.values()))
     return 0
 
@@ -334,17 +354,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print a JSON summary instead of the diffs")
     p.set_defaults(func=cmd_mutate)
 
-    p = sub.add_parser("report", help="Table 4 / Figure 2 / per-task CSV from lm-eval output folders",
+    p = sub.add_parser("report", help="the studies' tables and figures from lm-eval output folders",
                        description="Read lm-eval output folders (one per model: --output_path of `specdefects "
-                                   "eval`, a model subfolder or a results_*.json file), and write table4.md/.csv/"
-                                   ".tex (pass@1 per benchmark x Orig/US/LV/SF with the change against Orig), "
-                                   "figure2_drop_heatmap.png (relative change, %), scores.csv, per_task.csv (from "
-                                   "--log_samples files) and paired_drops.csv (task-bootstrap intervals, when "
-                                   "samples allow). Missing variants are gaps; malformed results files are "
-                                   "skipped with a warning.")
+                                   "eval`, a model subfolder or a results_*.json file). spec_defects runs: "
+                                   "table4.md/.csv/.tex (pass@1 per benchmark x Orig/US/LV/SF with the change "
+                                   "against Orig), figure2_drop_heatmap.png (relative change, %), scores.csv, "
+                                   "per_task.csv (from --log_samples files) and paired_drops.csv (task-bootstrap "
+                                   "intervals, when samples allow). spec_follow_tests runs: table2_follow (adherence "
+                                   "and paired switching with its family-bootstrap interval), table4_follow (held-"
+                                   "out pass@1 per prompt condition, differences against NL-only with task-"
+                                   "bootstrap intervals and McNemar p, from --log_samples) and quality_follow "
+                                   "(.md/.csv). Missing cells are gaps; malformed results files are skipped with a "
+                                   "warning.")
     p.add_argument("results", nargs="+", metavar="RESULTS_DIR", help="lm-eval output folder(s) or results files")
     p.add_argument("--out", required=True, help="folder for the report files (created)")
-    p.add_argument("--n-boot", type=int, default=5000, help="bootstrap resamples of paired_drops.csv (default 5000)")
+    p.add_argument("--n-boot", type=int, default=5000, help="bootstrap resamples of the paired differences (default 5000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--json", action="store_true", help="print the models, files, warnings and scores as JSON")
     p.set_defaults(func=cmd_report)

@@ -30,8 +30,9 @@ res = {"results": {}, "config": {"model": "vllm", "model_args": f"pretrained={mo
 for b, base in (("humaneval", 0.6), ("mbpp", 0.5)):
     for v, drop in (("orig", 0), ("us", .1), ("lv", .05), ("sf", .02)):
         res["results"][f"spec_defects_{b}_{v}"] = {"alias": v, "pass@1,none": base - drop, "pass@1_stderr,none": 0.01}
-res["results"]["follow_tests_paired"] = {"switching,none": 0.3, "switching_ci_low,none": 0.2,
-    "switching_ci_high,none": 0.4, "tests_a_adherence,none": 0.8, "tests_b_adherence,none": 0.4}
+res["results"]["spec_follow_tests_paired"] = {"switching,sandbox": 0.3, "switching_ci_low,sandbox": 0.2,
+    "switching_ci_high,sandbox": 0.4, "tests_a_adherence,sandbox": 0.8, "tests_b_adherence,sandbox": 0.4,
+    "explicit_a_adherence,sandbox": 1.0, "explicit_b_adherence,sandbox": 0.9}
 (d / "results_2026-01-01T00-00-00.000000.json").write_text(json.dumps(res))
 (d / "samples_spec_defects_humaneval_orig_2026-01-01T00-00-00.000000.jsonl").write_text('{"doc_id": 0}\n')
 '''
@@ -138,7 +139,10 @@ def test_worker_finishes_and_fails_with_reason(tmp_path, runner):
     df = robustness_frame(board.robustness, "toy")
     assert df[["Benchmark", "Orig", "US", "ΔUS", "ΔLV", "ΔSF"]].values.tolist() == [
         ["humaneval", 60.0, 50.0, -10.0, -5.0, -2.0], ["mbpp", 50.0, 40.0, -10.0, -5.0, -2.0]]
-    assert next(f for f in board.follow if f["Model"] == "org/toy-7b")["95% CI"] == "[20.0, 40.0]"
+    follow = next(f for f in board.follow if f["Model"] == "org/toy-7b")
+    assert follow["95% CI"] == "[20.0, 40.0]"
+    assert summary["follow_tests"] == {"switching": 30.0, "ci_low": 20.0, "ci_high": 40.0, "tests_a_adherence": 80.0,
+                                       "tests_b_adherence": 40.0, "explicit_a": 100.0, "explicit_b": 90.0}
 
 
 def test_runner_template():
@@ -146,8 +150,8 @@ def test_runner_template():
     argv = runner_argv("specdefects eval --model {backend} --model_args {model_args} --tasks {tasks} "
                        "--output_path {output} {chat_template}", req, "/o")
     assert argv == ["specdefects", "eval", "--model", "vllm", "--model_args",
-                    "pretrained=org/m,revision=v2,dtype=bfloat16", "--tasks", "spec_defects_instruct",
-                    "--output_path", "/o", "--apply_chat_template"]
+                    "pretrained=org/m,revision=v2,dtype=bfloat16", "--tasks",
+                    "spec_defects_instruct,spec_follow_tests_paired", "--output_path", "/o", "--apply_chat_template"]
     assert "--apply_chat_template" not in runner_argv("x {chat_template}", make_request("org/m"), "/o")
 
 

@@ -69,6 +69,19 @@ def test_reference_model_follows_a_and_never_switches(follow_data, tmp_path):
     assert row["condition"] == s["doc"]["condition"] and row["follows_a"] is True and row["follows_b"] is False
     sc = scores(s)[0]
     assert sc["status"] == "passed" and "def " in sc["code"]
+    # the study's Table 2 / Table 4 layouts from these very files, and the leaderboard's summary
+    rep = subprocess.run([str(BIN / "specdefects"), "report", str(tmp_path), "--out", str(tmp_path / "report")],
+                         capture_output=True, text=True, timeout=300, env={**os.environ, **BASE_ENV})
+    assert rep.returncode == 0, rep.stderr[-2000:]
+    t2 = (tmp_path / "report" / "table2_follow.md").read_text()
+    row = next(line for line in t2.splitlines() if "specdefects-reference" in line)
+    assert row.endswith("| 0.0 [0.0, 0.0] |") and row.count("100.0") == 4, t2
+    t4 = (tmp_path / "report" / "table4_follow.md").read_text()
+    assert "| specdefects-reference | MBPP+ | 100.0 | 100.0 | 100.0 | 100.0 | +0.0 [+0.0, +0.0] (p=1) |" in t4
+    from specdefects.leaderboard.results import make_summary
+    results_file = next(tmp_path.rglob("results_*.json"))
+    summary = make_summary(json.loads(results_file.read_text()), source="evaluated")
+    assert summary["follow_tests"]["switching"] == 0.0 and summary["follow_tests"]["tests_a_adherence"] == 100.0
 
 
 def test_model_that_follows_the_shown_rule_switches_every_time(follow_data, tmp_path):

@@ -26,6 +26,9 @@ VARIANTS = ("orig", "US", "LV", "SF")
 DEFECTS = ("US", "LV", "SF")
 FOLLOW_KEYS = ("switching", "ci_low", "ci_high", "tests_a_adherence", "tests_b_adherence", "explicit_a",
                "explicit_b")
+# the leaderboard's follow-tests columns <- the spec_follow_tests_paired task's metric names
+FOLLOW_METRIC_ALIASES = {"ci_low": ("switching_ci_low",), "ci_high": ("switching_ci_high",),
+                         "explicit_a": ("explicit_a_adherence",), "explicit_b": ("explicit_b_adherence",)}
 PUBLISHED_DIR = Path(__file__).resolve().parent / "published"
 SOURCE_LABEL = {"study": "◆ reported in the study", "evaluated": "✔ evaluated here",
                 "self-reported": "⚠ self-reported"}
@@ -66,9 +69,11 @@ def summarize_lmeval(obj: dict) -> dict:
     for task, metrics in obj["results"].items():
         if not isinstance(metrics, dict):
             continue
-        if str(task).startswith("follow_tests"):
+        if "follow_tests" in str(task):
+            if parse_task(task) is None and _metric(metrics, "switching") is None:
+                continue  # matched / quality tasks: pass@1 per condition, not leaderboard columns
             for k in FOLLOW_KEYS:
-                v = _metric(metrics, k, f"switching_{k}" if k.startswith("ci_") else k)
+                v = _metric(metrics, k, *FOLLOW_METRIC_ALIASES.get(k, ()))
                 if v is not None and k not in follow:
                     follow[k] = round(v * 100 if abs(v) <= 1 else v, 2)
             continue

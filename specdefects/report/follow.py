@@ -1,0 +1,233 @@
+"""Reports of the follow-tests study from lm-eval output folders of the ``spec_follow_tests`` tasks.
+
+>>> from specdefects.report.follow import load_follow_runs, table2, matched_table, write_follow_report
+>>> runs = load_follow_runs(["out/model-a"])
+>>> print(to_markdown(table2(runs)))          # adherence and switching [95% family-bootstrap CI]
+>>> print(to_markdown(matched_table(runs)))   # held-out pass@1 per condition, paired differences
+
+Table 2 layout: one row per model: adherence to the rule stated in the description
+(explicit A / B), the default rule without tests (nl_only, inputs_only: share following A /
+B), adherence under tests_a / tests_b, and paired switching with its interval. Table 4
+layout: one row per model x benchmark: held-out pass@1 under nl_only / correct_io / wrong_io
+/ inputs_only and the paired difference of each against nl_only with a task-cluster bootstrap
+95% interval (5,000 resamples, runs averaged within a task) and the exact McNemar p-value
+(first run). The quality table does the same for the high / low / random 3-test suites
+against random. Everything in percent (differences in percentage points).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import warnings
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from ..files import write_text_atomic
+from .runs import ReportError, ReportWarning, _date_id, _results_files, model_name
+from .tables import GAP, to_markdown
+
+PAIRED_TASK = "spec_follow_tests_paired"
+MATCHED_RE = re.compile(r"^spec_follow_tests_matched_(?P<benchmark>humanevalplus|mbppplus|livecodebench)_"
+                        r"(?P<condition>nl_only|correct_io|wrong_io|inputs_only)$")
+QUALITY_RE = re.compile(r"^spec_follow_tests_quality_(?P<suite>high|low|random)$")
+CONDITIONS = ("nl_only", "correct_io", "wrong_io", "inputs_only")
+CONDITION_LABELS = {"nl_only": "NL only", "correct_io": "Correct I/O", "wrong_io": "Wrong I/O",
+                    "inputs_only": "Inputs only"}
+SUITES = ("high", "low", "random")
+BENCHMARK_LABELS = {"humanevalplus": "HumanEval+", "mbppplus": "MBPP+", "livecodebench": "LiveCodeBench"}
+TABLE2_COLUMNS = [("explicit_a_adherence", "Explicit A"), ("explicit_b_adherence", "Explicit B"),
+                  ("nl_only_a", "NL-only → A"), ("nl_only_b", "NL-only → B"), ("inputs_only_a", "Inputs-only → A"),
+                  ("inputs_only_b", "Inputs-only → B"), ("tests_a_adherence", "Tests A → A"),
+                  ("tests_b_adherence", "Tests B → B")]
+
+
+@dataclass
+class FollowRun:
+    """One model's follow-tests results. ``paired``: metric -> fraction (lm-eval's aggregations);
+    ``matched``: (benchmark, condition) -> pass@1; ``quality``: suite -> pass@1; ``outcomes``:
+    (kind, benchmark_or_suite, condition) -> task_id -> per-run 0/1 outcomes from samples files."""
+
+    model: str
+    paired: dict[str, float] = field(default_factory=dict)
+    matched: dict[tuple[str, str], float] = field(default_factory=dict)
+    quality: dict[str, float] = field(default_factory=dict)
+    outcomes: dict[tuple[str, str, str], dict[str, list[int]]] = field(default_factory=dict)
+    sources: list[Path] = field(default_factory=list)
+
+
+def _value(metrics: dict, name: str) -> float | None:
+    for key, v in metrics.items():
+        if str(key).split(",", 1)[0] == name and isinstance(v, (int, float)) and not isinstance(v, bool):
+            return float(v)
+    return None
+
+
+def _outcomes(results_file: Path, task: str) -> dict[str, list[int]]:
+    """task_id -> per-repeat pass (0/1) from the task's samples file; {} when none was logged."""
+    path = results_file.parent / f"samples_{task}_{_date_id(results_file)}.jsonl"
+    if not path.exists():
+        return {}
+    out: dict[str, list[int]] = {}
+    try:
+        with open(path, encoding="utf-8") as f:
+            for lineno, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                s = json.loads(line)
+                doc = s.get("doc") if isinstance(s.get("doc"), dict) else {}
+                tid = str(doc.get("task_id", s.get("doc_id")))
+                resps = (s.get("filtered_resps") or [[]])[0]
+                resps = resps if isinstance(resps, list) else [resps]
+                out[tid] = [int(bool(json.loads(r).get("passed"))) if isinstance(r, str) else 0 for r in resps]
+    except (OSError, ValueError, AttributeError) as e:
+        warnings.warn(f"skipping samples file {path}: {e}", ReportWarning, stacklevel=3)
+        return {}
+    return out
+
+
+def load_follow_runs(paths: str | Path | Iterable[str | Path], require: bool = True) -> list[FollowRun]:
+    """Follow-tests runs from lm-eval output folders, model folders or results files (files of
+    the same model merged, later timestamps winning). Raises :class:`ReportError` for a missing
+    path, or (``require``) when no file holds a spec_follow_tests task."""
+    paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
+    files: list[Path] = []
+    for p in map(Path, paths):
+        if not p.exists():
+            raise ReportError(f"{p}: no such file or directory")
+        files.extend(_results_files(p))
+    runs: dict[str, FollowRun] = {}
+    for f in sorted(dict.fromkeys(files), key=lambda f: (_date_id(f), str(f))):
+        try:
+            data = json.loads(f.read_text(encoding="utf-8"))
+            results = data["results"]
+            if not isinstance(results, dict):
+                raise ValueError("no 'results' mapping")
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            warnings.warn(f"skipping malformed lm-eval results file {f}: {e}", ReportWarning, stacklevel=2)
+            continue
+        name = model_name(data, f.parent.name)
+        for task, metrics in results.items():
+            if not isinstance(metrics, dict):
+                continue
+            run = None
+            if task == PAIRED_TASK:
+                run = runs.setdefault(name, FollowRun(model=name))
+                for m in ("switching", "switching_ci_low", "switching_ci_high",
+                          *(k for k, _ in TABLE2_COLUMNS)):
+                    v = _value(metrics, m)
+                    if v is not None:
+                        run.paired[m] = v
+            elif (m := MATCHED_RE.match(task)) or (q := QUALITY_RE.match(task)):
+                v = _value(metrics, "pass@1")
+                if v is None:
+                    continue
+                run = runs.setdefault(name, FollowRun(model=name))
+                if m:
+                    key = ("matched", m.group("benchmark"), m.group("condition"))
+                    run.matched[key[1:]] = v
+                else:
+                    key = ("quality", q.group("suite"), "")
+                    run.quality[key[1]] = v
+                outcomes = _outcomes(f, task)
+                if outcomes:
+                    run.outcomes[key] = outcomes
+            if run is not None and f not in run.sources:
+                run.sources.append(f)
+    if not runs and require:
+        raise ReportError("no follow-tests results (tasks spec_follow_tests_*) in " + ", ".join(map(str, paths)))
+    return list(runs.values())
+
+
+def _pct(x: float | None, signed: bool = False) -> str:
+    if x is None or x != x:  # None or NaN
+        return GAP
+    return f"{100 * x:+.1f}" if signed else f"{100 * x:.1f}"
+
+
+def table2(runs: Sequence[FollowRun]) -> pd.DataFrame:
+    """The study's Table 2 layout (percent): adherence per condition and switching [95% CI]."""
+    rows = []
+    for r in runs:
+        if not r.paired:
+            continue
+        row = {"Model": r.model}
+        for key, label in TABLE2_COLUMNS:
+            row[label] = _pct(r.paired.get(key))
+        sw = r.paired.get("switching")
+        lo, hi = r.paired.get("switching_ci_low"), r.paired.get("switching_ci_high")
+        row["Switching [95% CI]"] = (GAP if sw is None or sw != sw else
+                                     f"{_pct(sw)} [{_pct(lo)}, {_pct(hi)}]")
+        rows.append(row)
+    return pd.DataFrame(rows, columns=["Model", *(lbl for _, lbl in TABLE2_COLUMNS),
+                                       "Switching [95% CI]"]).set_index("Model")
+
+
+def _difference(base: dict[str, list[int]], other: dict[str, list[int]], n_boot: int, seed: int) -> str:
+    """``other - base`` over paired tasks with its task-bootstrap interval and McNemar p (run 0)."""
+    from ..metrics import mcnemar_exact, paired_difference
+
+    common = sorted(set(base) & set(other))
+    if not common:
+        return GAP
+    d = paired_difference({t: base[t] for t in common}, {t: other[t] for t in common}, n_boot=n_boot, seed=seed)
+    p = mcnemar_exact([other[t][0] for t in common], [base[t][0] for t in common])["p_value"]
+    return f"{_pct(d['diff'], signed=True)} [{_pct(d['ci_low'], True)}, {_pct(d['ci_high'], True)}] (p={p:.3g})"
+
+
+def matched_table(runs: Sequence[FollowRun], n_boot: int = 5000, seed: int = 0) -> pd.DataFrame:
+    """The study's Table 4 layout: held-out pass@1 per condition and each condition minus
+    nl_only (percentage points, task-bootstrap 95% CI, McNemar p), one row per model x benchmark.
+    Differences need ``--log_samples``; without samples they are gaps."""
+    cols = ["Model", "Benchmark", *(CONDITION_LABELS[c] for c in CONDITIONS),
+            *(f"{CONDITION_LABELS[c]} − NL" for c in CONDITIONS[1:])]
+    rows = []
+    for r in runs:
+        for b in BENCHMARK_LABELS:
+            if not any((b, c) in r.matched for c in CONDITIONS):
+                continue
+            row = {"Model": r.model, "Benchmark": BENCHMARK_LABELS[b]}
+            for c in CONDITIONS:
+                row[CONDITION_LABELS[c]] = _pct(r.matched.get((b, c)))
+            base = r.outcomes.get(("matched", b, "nl_only"), {})
+            for c in CONDITIONS[1:]:
+                other = r.outcomes.get(("matched", b, c), {})
+                row[f"{CONDITION_LABELS[c]} − NL"] = _difference(base, other, n_boot, seed) if base and other \
+                    else GAP
+            rows.append(row)
+    return pd.DataFrame(rows, columns=cols).set_index("Model")
+
+
+def quality_table(runs: Sequence[FollowRun], n_boot: int = 5000, seed: int = 0) -> pd.DataFrame:
+    """Held-out pass@1 with the high / low / random detection 3-test suites, and high − random,
+    low − random (percentage points, task-bootstrap 95% CI, McNemar p)."""
+    cols = ["Model", "High", "Low", "Random", "High − Random", "Low − Random"]
+    rows = []
+    for r in runs:
+        if not r.quality:
+            continue
+        row = {"Model": r.model, "High": _pct(r.quality.get("high")), "Low": _pct(r.quality.get("low")),
+               "Random": _pct(r.quality.get("random"))}
+        base = r.outcomes.get(("quality", "random", ""), {})
+        for s in ("high", "low"):
+            other = r.outcomes.get(("quality", s, ""), {})
+            row[f"{s.title()} − Random"] = _difference(base, other, n_boot, seed) if base and other else GAP
+        rows.append(row)
+    return pd.DataFrame(rows, columns=cols).set_index("Model")
+
+
+def write_follow_report(runs: Sequence[FollowRun], out_dir, n_boot: int = 5000, seed: int = 0) -> dict[str, Path]:
+    """Write ``table2_follow.md/.csv``, ``table4_follow.md/.csv`` and ``quality_follow.md/.csv``
+    (those with rows) into ``out_dir``; returns name -> path."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths: dict[str, Path] = {}
+    for name, df in (("table2_follow", table2(runs)), ("table4_follow", matched_table(runs, n_boot, seed)),
+                     ("quality_follow", quality_table(runs, n_boot, seed))):
+        if len(df):
+            paths[f"{name}_md"] = write_text_atomic(out / f"{name}.md", to_markdown(df))
+            paths[f"{name}_csv"] = write_text_atomic(out / f"{name}.csv", df.to_csv())
+    return paths
