@@ -10,7 +10,7 @@ import pytest
 
 from specdefects.cli import main
 from specdefects.report import ReportError
-from specdefects.report.follow import load_follow_runs, matched_table, quality_table, table2
+from specdefects.report.follow import load_follow_runs, matched_table, quality_table, switching_per_run, table2
 
 STAMP = "2026-01-01T00-00-00.000000"
 NL, CORRECT, WRONG = [1, 1, 0, 0], [1, 1, 1, 1], [0, 0, 0, 0]
@@ -40,6 +40,19 @@ def write_run(root: Path, model: str = "org/toy") -> Path:
         task = f"spec_follow_tests_quality_{suite}"
         res[task] = {"pass@1,sandbox": sum(outs) / len(outs)}
         _samples(d / f"samples_{task}_{STAMP}.jsonl", outs)
+    # two instances of one family, two runs (repeats): run 0 switches on both, run 1 on one
+    paired = []
+    for inst, switched in (("i0", (True, True)), ("i1", (True, False))):
+        gens = []
+        for run, sw in enumerate(switched):
+            gens.append({"instance_id": inst, "family_id": "f", "run": run, "condition": "tests_a",
+                         "follows_a": True, "follows_b": False})
+            gens.append({"instance_id": inst, "family_id": "f", "run": run, "condition": "tests_b",
+                         "follows_a": not sw, "follows_b": sw})
+        for cond in ("tests_a", "tests_b"):
+            paired.append({"doc": {"instance_id": inst, "condition": cond},
+                           "switching": [g for g in gens if g["condition"] == cond]})
+    (d / f"samples_spec_follow_tests_paired_{STAMP}.jsonl").write_text("\n".join(map(json.dumps, paired)) + "\n")
     (d / f"results_{STAMP}.json").write_text(json.dumps(
         {"results": res, "config": {"model": "vllm", "model_args": f"pretrained={model}"}}))
     return root
@@ -53,6 +66,12 @@ def test_table2_layout(tmp_path):
     assert (row["Explicit A"], row["Explicit B"], row["Tests A → A"], row["Tests B → B"]) == \
         ("100.0", "95.0", "90.0", "30.0")
     assert (row["NL-only → A"], row["Inputs-only → B"]) == ("70.0", "20.0")
+
+
+def test_switching_per_run_from_samples(tmp_path):
+    (run,) = load_follow_runs(write_run(tmp_path))
+    t = switching_per_run([run])
+    assert t[["Run", "Switching", "Instances"]].values.tolist() == [[0, "100.0", 2], [1, "50.0", 2]]
 
 
 def test_table4_paired_differences_have_known_answers(tmp_path):
@@ -83,7 +102,7 @@ def test_cli_report_writes_follow_tables(tmp_path, capsys):
     assert main(["report", str(tmp_path / "runs"), "--out", str(tmp_path / "rep"), "--n-boot", "500"]) == 0
     out = capsys.readouterr().out
     assert "Table 2 (follow-tests)" in out and "25.0 [10.0, 40.0]" in out and "Table 4 (follow-tests)" in out
-    for name in ("table2_follow", "table4_follow", "quality_follow"):
+    for name in ("table2_follow", "switching_runs", "table4_follow", "quality_follow"):
         assert (tmp_path / "rep" / f"{name}.md").read_text().startswith("| Model |")
         assert (tmp_path / "rep" / f"{name}.csv").exists()
     assert not (tmp_path / "rep" / "table4.md").exists()  # no spec_defects run given

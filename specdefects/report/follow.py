@@ -49,13 +49,15 @@ TABLE2_COLUMNS = [("explicit_a_adherence", "Explicit A"), ("explicit_b_adherence
 class FollowRun:
     """One model's follow-tests results. ``paired``: metric -> fraction (lm-eval's aggregations);
     ``matched``: (benchmark, condition) -> pass@1; ``quality``: suite -> pass@1; ``outcomes``:
-    (kind, benchmark_or_suite, condition) -> task_id -> per-run 0/1 outcomes from samples files."""
+    (kind, benchmark_or_suite, condition) -> task_id -> per-run 0/1 outcomes from samples files;
+    ``paired_rows``: the paired task's per-generation rows (from its samples file)."""
 
     model: str
     paired: dict[str, float] = field(default_factory=dict)
     matched: dict[tuple[str, str], float] = field(default_factory=dict)
     quality: dict[str, float] = field(default_factory=dict)
     outcomes: dict[tuple[str, str, str], dict[str, list[int]]] = field(default_factory=dict)
+    paired_rows: list[dict] = field(default_factory=list)
     sources: list[Path] = field(default_factory=list)
 
 
@@ -87,6 +89,23 @@ def _outcomes(results_file: Path, task: str) -> dict[str, list[int]]:
         warnings.warn(f"skipping samples file {path}: {e}", ReportWarning, stacklevel=3)
         return {}
     return out
+
+
+def _paired_rows(results_file: Path) -> list[dict]:
+    """The per-generation rows the paired task's aggregations saw, from its samples file."""
+    path = results_file.parent / f"samples_{PAIRED_TASK}_{_date_id(results_file)}.jsonl"
+    if not path.exists():
+        return []
+    rows = []
+    try:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                if line.strip():
+                    rows.extend(json.loads(line).get("switching") or [])
+    except (OSError, ValueError, AttributeError) as e:
+        warnings.warn(f"skipping samples file {path}: {e}", ReportWarning, stacklevel=3)
+        return []
+    return rows
 
 
 def load_follow_runs(paths: str | Path | Iterable[str | Path], require: bool = True) -> list[FollowRun]:
@@ -121,6 +140,7 @@ def load_follow_runs(paths: str | Path | Iterable[str | Path], require: bool = T
                     v = _value(metrics, m)
                     if v is not None:
                         run.paired[m] = v
+                run.paired_rows = _paired_rows(f) or run.paired_rows
             elif (m := MATCHED_RE.match(task)) or (q := QUALITY_RE.match(task)):
                 v = _value(metrics, "pass@1")
                 if v is None:
@@ -219,13 +239,34 @@ def quality_table(runs: Sequence[FollowRun], n_boot: int = 5000, seed: int = 0) 
     return pd.DataFrame(rows, columns=cols).set_index("Model")
 
 
+def switching_per_run(runs: Sequence[FollowRun]) -> pd.DataFrame:
+    """Paired switching of each run (repeat) separately, in percent: model, run, switching,
+    n_instances (from the paired task's samples; empty without ``--log_samples``)."""
+    from ..metrics import paired_switching
+
+    rows = []
+    for r in runs:
+        if not r.paired_rows:
+            continue
+        try:
+            res = paired_switching(r.paired_rows, n_boot=1)
+        except ValueError as e:
+            warnings.warn(f"{r.model}: no per-run switching ({e})", ReportWarning, stacklevel=2)
+            continue
+        for run, rate in res["per_run"].items():
+            rows.append({"Model": r.model, "Run": run, "Switching": _pct(rate), "Instances": res["n_instances"]})
+    return pd.DataFrame(rows, columns=["Model", "Run", "Switching", "Instances"]).set_index("Model")
+
+
 def write_follow_report(runs: Sequence[FollowRun], out_dir, n_boot: int = 5000, seed: int = 0) -> dict[str, Path]:
-    """Write ``table2_follow.md/.csv``, ``table4_follow.md/.csv`` and ``quality_follow.md/.csv``
-    (those with rows) into ``out_dir``; returns name -> path."""
+    """Write ``table2_follow.md/.csv``, ``switching_runs.md/.csv`` (per run),
+    ``table4_follow.md/.csv`` and ``quality_follow.md/.csv`` (those with rows) into ``out_dir``;
+    returns name -> path."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths: dict[str, Path] = {}
-    for name, df in (("table2_follow", table2(runs)), ("table4_follow", matched_table(runs, n_boot, seed)),
+    for name, df in (("table2_follow", table2(runs)), ("switching_runs", switching_per_run(runs)),
+                     ("table4_follow", matched_table(runs, n_boot, seed)),
                      ("quality_follow", quality_table(runs, n_boot, seed))):
         if len(df):
             paths[f"{name}_md"] = write_text_atomic(out / f"{name}.md", to_markdown(df))
