@@ -64,7 +64,7 @@ def first_seed(task, defect, pred, tries=60):
 
 @pytest.mark.parametrize("defect", ["LV", "US", "SF"])
 def test_deterministic_for_a_seed_and_varies_across_seeds(he, defect):
-    tasks = [he[f"HumanEval/{i}"] for i in (0, 5, 12, 30, 55, 90, 101, 120)]
+    tasks = [he[f"HumanEval/{i}"] for i in (0, 5, 12, 30, 55, 90, 101, 120, 129, 149)]
     a = [mutate(t, defect, seed=3) for t in tasks]
     b = [mutate(t, defect, seed=3) for t in tasks]
     assert [x.to_dict() for x in a] == [x.to_dict() for x in b]
@@ -183,8 +183,7 @@ US_CASES = {
     "input_precondition": ("Given a positive integer n, compute the number of its digits.", "a positive "),
     "output_edge_case": ("Return the largest element of the list. If the list is empty, return None.",
                          " If the list is empty, return None."),
-    "formula": ("Write a function to find the n largest integers from a list using heap queue algorithm.",
-                " using heap queue algorithm"),
+    "formula": ("Return the number of ways to climb the stairs modulo 10^9 + 7.", " modulo 10^9 + 7"),
     "error_handling": ("Return the square root of x. Raise ValueError when x is negative.",
                        " Raise ValueError when x is negative."),
     "output_format": ("Write a function to compute the average of the list, rounded to two decimal places.",
@@ -210,10 +209,11 @@ def test_us_on_humaneval_and_mbpp_keeps_examples(he, mb):
     m = first_seed(t, "US", lambda m: m.ops[0].category == "output_edge_case")
     assert "None" not in m.task.description and "None" in m.original.description
     assert ">>>" in m.task.prompt and m.task.prompt.count(">>>") == t.prompt.count(">>>")
-    m = mutate(mb["4"], "US", seed=0)  # "... using heap queue algorithm."
-    assert isinstance(m, Mutant) and m.ops[0].category == "formula"
-    assert m.task.description == "Write a function to find the largest integers from a given list of numbers." \
-        or "heap queue" not in m.task.description
+    # "Write a function to find the largest integers from a given list of numbers using heap queue algorithm.":
+    # the hint is no constraint (the tests cannot see how the result was computed); "largest" is
+    m = mutate(mb["4"], "US", seed=0)
+    assert isinstance(m, Mutant) and m.ops[0].category == "formula" and m.ops[0].before == "largest "
+    assert m.task.description.endswith("from a given list of numbers using heap queue algorithm.")
 
 
 def test_us_lcb_constraints_line():
@@ -235,6 +235,117 @@ def test_us_lcb_constraints_line():
 def test_us_not_applicable_without_constraint():
     r = mutate(crafted("Write a function to add numbers."), "US", seed=0)
     assert isinstance(r, NotApplicable) and "constraint" in r.reason
+
+
+def _us_outcomes(text, seeds=range(8)):
+    out = set()
+    for seed in seeds:
+        m = mutate(crafted(text), "US", seed=seed)
+        out.add(m.reason if isinstance(m, NotApplicable) else (m.ops[0].category, m.ops[0].before, m.task.description))
+    return out
+
+
+@pytest.mark.parametrize("text", [
+    "Write a function to sort a list of elements using pancake sort.",
+    "Write a function to remove all whitespaces from the given string using regex.",
+    "Write a function to calculate the factorial of a number using recursion.",
+    "Write a function to group a sequence of key-value pairs into a dictionary of lists using collections module.",
+    "Write a function to find the maximum of two numbers.",          # a one-line request: nothing to delete
+    "Write a function to check whether the given number is a prime number or not.",  # the predicate is the task
+    "Return maximum element in the list.",                           # input context is no constraint
+])
+def test_us_never_deletes_hints_input_context_or_the_task(text):
+    outcomes = _us_outcomes(text)
+    assert len(outcomes) == 1 and all(isinstance(o, str) and "constraint" in o for o in outcomes), outcomes
+
+
+def test_us_deletes_the_constraint_not_the_hint():
+    text = "Write a function to find all words starting with 'a' using regex."
+    assert _us_outcomes(text) == {("formula", " starting with 'a'", "Write a function to find all words using regex.")}
+
+
+def test_us_does_not_delete_a_restated_constraint():
+    # "sorted" is said twice: deleting one would leave the description as specific as before
+    assert all(isinstance(o, str) for o in _us_outcomes("Return the sorted list. The list should be sorted."))
+
+
+US_FORMS = [  # (description, category, deleted text, mutated description): one candidate each
+    ("Return the sum of all numbers between 1 and 100.", "numeric_bound", " between 1 and 100",
+     "Return the sum of all numbers."),
+    ("Write a function to shortlist words from a list, each of length 5.", "numeric_bound", ", each of length 5",
+     "Write a function to shortlist words from a list."),
+    ("Write a function to sort a list of tuples by the second item.", "ordering", " by the second item",
+     "Write a function to sort a list of tuples."),
+    ("Return the prefixes of the string from shortest to longest.", "ordering", " from shortest to longest",
+     "Return the prefixes of the string."),
+    ("Write a python function to find the first missing positive number.", "input_precondition", "positive ",
+     "Write a python function to find the first missing number."),
+    ("Return the product of the digits. You may assume the input is always valid.", "input_precondition",
+     " You may assume the input is always valid.", "Return the product of the digits."),
+    ("Return the index of x in the list, or -1 if x is not present.", "output_edge_case",
+     ", or -1 if x is not present", "Return the index of x in the list."),
+    ("Return the largest element of the list. If the list is empty, return None.", "output_edge_case",
+     " If the list is empty, return None.", "Return the largest element of the list."),
+    ("Count the occurrences of the substring in the text, ignoring case.", "formula", ", ignoring case",
+     "Count the occurrences of the substring in the text."),
+    ("Write a function to remove characters from the first string which are present in the second string.",
+     "formula", " which are present in the second string",
+     "Write a function to remove characters from the first string."),
+    ("Return the square root of x, or raise ValueError if x is negative.", "error_handling",
+     ", or raise ValueError if x is negative", "Return the square root of x."),
+    ("Write a function to convert a list to a tuple.", "output_format", " to a tuple",
+     "Write a function to convert a list."),
+    ("Return the words of the sentence. Words are separated by a single space.", "output_format",
+     " Words are separated by a single space.", "Return the words of the sentence."),
+]
+
+
+@pytest.mark.parametrize("text, category, deleted, result", US_FORMS)
+def test_us_finds_each_known_constraint_form(text, category, deleted, result):
+    assert _us_outcomes(text) == {(category, deleted, result)}
+    m = mutate(crafted(text), "US", seed=0)
+    scores = judge_rules(m)
+    assert scores["constraint_deleted"] == scores["compliance"] == scores["naturalness"] == 1, scores
+
+
+def _deletion(text, deleted, defect="US", kind="delete"):
+    from specdefects.defects._common import build_mutant
+    from specdefects.records import Op
+    s = text.index(deleted)
+    return build_mutant(crafted(text), defect, [Op(kind, "formula", (s, s + len(deleted)), deleted, "")], seed=0)
+
+
+@pytest.mark.parametrize("text, deleted, why", [
+    ("Write a function to find all words starting with 'a' using regex.", " using regex", "hint"),
+    ("Write a function to sort the given array by using merge sort.", " by using merge sort", "hint"),
+    ("Write a function to find the list with minimum length using lambda function.", " using lambda function",
+     "hint"),
+    ("Write a python function to find the first repeated character in a given string.", " in a given string",
+     "input context"),
+    ("Write a function to find the union of elements of the given tuples.", " of the given tuples", "input context"),
+    ("Return the sorted list. The list should be sorted.", "sorted ", "restatement"),
+    ("Return the words of the text. Return the words.", " Return the words.", "restatement"),
+    ("You are given 2 words. Return True if the second word is a substring of the first.",
+     "You are given 2 words. ", "main request"),
+    ("Return the list. This is a classic interview question.", " This is a classic interview question.",
+     "keyword"),
+])
+def test_judge_scores_a_non_constraint_deletion_zero(text, deleted, why):
+    from specdefects.defects.judge import us_deleted_constraint
+    m = _deletion(text, deleted)
+    scores = judge_rules(m)
+    assert scores["one_deletion"] == 1 and scores["constraint_deleted"] == 0 and scores["compliance"] == 0, scores
+    assert why in us_deleted_constraint(deleted, text, m.task.description)[1]
+    # the LLM engine's deletions go through the same text-only check
+    assert judge_rules(_deletion(text, deleted, kind="llm_edit"))["compliance"] == 0
+
+
+def test_judge_scores_a_constraint_deletion_one_wherever_difflib_puts_it():
+    # difflib may report "the negative numbers" -> "the numbers" as deleting "e negativ": still a qualifier
+    m = _deletion("Write a python function to count the negative numbers in a list.", "negative ")
+    assert judge_rules(m)["constraint_deleted"] == 1
+    table = "Compute the grade using this table:\n> 3.7 A\n> 3.3 A-\n> 3.0 B+\n> 2.7 B"
+    assert judge_rules(_deletion(table, "> 3.3 A-\n"))["compliance"] == 1
 
 
 # --------------------------------------------------------------------------- SF
@@ -295,14 +406,16 @@ def test_bad_arguments():
 
 # --------------------------------------------------------------------------- coverage and quality bars
 
-# US coverage: the rule engine deletes only constraints stated in a recognisable form
-# (the seven category pattern sets). 36 HumanEval descriptions (e.g. "Return n-th
-# Fibonacci number.") and ~290 one-line MBPP descriptions ("Write a function to find the
-# area of a trapezium.") state no separable constraint, so rules reach ~82% / ~70%
-# where the study's LLM engine reached 160/164 and 974/974. These are the measured
-# floors (HumanEval 134/164, MBPP 682/974 at seed 0), not the 95% bar.
-COVERAGE_BARS = {("humaneval", "LV"): 0.95, ("humaneval", "SF"): 0.95, ("humaneval", "US"): 0.80,
-                 ("mbpp", "LV"): 0.95, ("mbpp", "SF"): 0.95, ("mbpp", "US"): 0.68}
+# US coverage: the rule engine deletes only real constraints (never an implementation hint
+# such as "using regex", a bare mention of the input such as "in the given list", a
+# restatement or the request itself). 40 HumanEval descriptions ("Return n-th Fibonacci
+# number.") and ~575 one-line MBPP requests ("Write a function to find the area of a
+# trapezium.", "... using lambda function.") state nothing else, so rules reach ~75% / ~41%
+# where the study's LLM engine reached 160/164 and 974/974. These are floors just under the
+# measured values (HumanEval 124/164, MBPP 399/974 at seed 0), not the 95% bar: precision
+# comes first (hand-checked: 39/40 real constraints, see the US module's docstring).
+COVERAGE_BARS = {("humaneval", "LV"): 0.95, ("humaneval", "SF"): 0.95, ("humaneval", "US"): 0.73,
+                 ("mbpp", "LV"): 0.95, ("mbpp", "SF"): 0.95, ("mbpp", "US"): 0.39}
 COMPLIANCE_BARS = {"LV": 0.95, "SF": 0.95, "US": 0.85}
 
 
@@ -316,6 +429,9 @@ def test_coverage_and_rule_judge_quality_bars(all_mutants):
             assert cov >= COVERAGE_BARS[(name, defect)], (name, defect, cov)
             scores = judge_many(ms)
             assert scores["compliance"] >= COMPLIANCE_BARS[defect], (name, defect, scores)
+            if defect == "US":  # no implementation hint is ever deleted
+                assert not [m.ops[0].before for m in ms if re.search(r"\busing\b|\bregex\b|\blambda\b",
+                                                                       m.ops[0].before)]
             assert scores["naturalness"] >= 0.9, (name, defect, scores)
 
 

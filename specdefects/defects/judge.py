@@ -13,7 +13,12 @@ sub-criteria that make up each score:
   two character edits of the original, no word dropped).
 * US compliance — the diff between the original and the mutated description is exactly
   one contiguous deletion (an ``a``/``an`` change next to it is allowed) of at least
-  one word, the deleted text is not an example, and the rest is unchanged.
+  one word, the deleted text is not an example, the rest is unchanged, and the deleted
+  text states a constraint (:func:`us_deleted_constraint`): it carries a keyword of one
+  of the seven categories and is not an implementation hint (``using regex``, ``by
+  using merge sort``), a bare mention of the input (``in the given list``), the main
+  request, or a restatement of what the remaining text still says. This check reads
+  only the text, never the mutator's own category, so it scores the LLM engine too.
 * naturalness — no new doubled spaces or punctuation (SF: bounded number of edits and
   no control characters instead, its corruption being the point), the text still starts
   with a capital when it did and ends with a full stop when it did, no dangling
@@ -100,6 +105,137 @@ def sf_compliance(m: Mutant) -> dict[str, int]:
             "compliance": int(changed and bounded and same and same_prompt_outside)}
 
 
+# --- what a deleted US span must look like
+US_HINT = re.compile(r"^(?:,\s*)?(?:and\s+)?(?:by\s+)?(?:using|use|uses|via|with\s+the\s+help\s+of|by\s+means\s+of)\b"
+                     r"|^(?:,\s*)?(?:efficiently|recursively|iteratively)\W*$", re.I)
+US_TOOLS = re.compile(r"\b(regex|regular expressions?|lambda|map|filter|reduce|recursion|heap\s*q(ueue)?|itertools|"
+                      r"collections|module|library|algorithm|method|function|operator|\w+ sort|counter|zip|"
+                      r"loop|slicing|python|built-?in)\b", re.I)
+US_INPUT_CONTEXT = re.compile(
+    r"^(?:,\s*)?(?:in|of|from|on|for|within|with)\s+(?:the\s+|a\s+|an\s+|this\s+|its\s+)?"
+    r"(?:(?:given|input|original|specified|provided|same|two|three|whole|entire|corresponding)\s+)?"
+    r"(?:[\w-]+\s+){0,2}?(?:lists?|arrays?|strings?|tuples?|numbers?|integers?|dictionar(?:y|ies)|matri(?:x|ces)|"
+    r"sentences?|texts?|sets?|sequences?|words?|values?|elements?|items?|records?|inputs?|data|dataset|"
+    r"parameters?|arguments?)(?:\s+of\s+[\w-]+(?:\s+[\w-]+)?)?\s*[.,;]?$", re.I)
+US_RESTRICTING = re.compile(r"\b(sorted|positive|negative|non-\w+|even|odd|prime|distinct|unique|empty|first|last|"
+                            r"maximum|minimum|largest|smallest|longest|shortest|binary|lowercase|uppercase|"
+                            r"consecutive|size|length|\d+)\b", re.I)
+US_MAIN_REQUEST = re.compile(r"^(?:write|create|implement|given|you are given|you're given|find|compute|calculate|"
+                             r"your task|you need to|you have to|complete the function)\b", re.I)
+US_SIGNALS = {
+    "numeric_bound": r"\d|<|>|≤|≥|\\le|\b(at most|at least|between|up to|less|greater|smaller|larger|longer|"
+                     r"shorter|more than|fewer|size|length|range|once|twice|times|exceed\w*|bound\w*|limit\w*|"
+                     r"one or more|zero or more|digits)\b",
+    "ordering": r"\b(ascending|descending|increasing|decreasing|sort\w*|order\w*|alphabetical\w*|lexicographic\w*|"
+                r"numerically|reverse\w*|first|last|next|previous|left\w*|right\w*|leading|trailing|end|beginning|"
+                r"rotat\w*|alternate|alternating)\b|\bby\s+(?:(?:its|the|their|each)\s+)?(?:[\w-]+\s+){0,2}?"
+                r"(?:values?|keys?|length|index|elements?|items?|products?|sums?|frequency|occurrences?)\b",
+    "input_precondition": r"\b(positive|negative|non-\w+|nonnegative|natural|even|odd|prime|composite|binary|"
+                          r"distinct|unique|repeat\w*|consecutive|adjacent|common|contiguous|lower ?case|"
+                          r"upper ?case|alphanumeric|numeric|alphabetic|special|perfect|integral|whole|proper|"
+                          r"duplicate\w*|assum\w*|guarantee\w*|valid|only|ignor\w*|note|empty|legend|choices)\b",
+    "output_edge_case": r"\b(if|when|unless|otherwise|else|none|null|zero|empty|false|true|yes|no|in case|"
+                        r"not|cases?)\b|(?<![\w-])-1\b",
+    "formula": r"\b(maximum|minimum|max|min|largest|smallest|longest|shortest|highest|lowest|greatest|biggest|"
+               r"such that|so that|where|having|which|that|whose|starting|ending|beginning|containing|consisting|"
+               r"defined|define|means|i\.e|modulo|mod|formula|equation|recurrence|case|overlap\w*|inclusive|"
+               r"exclusive|called|considered|equal|sum|product|average|mean|difference|followed by|"
+               r"\w+ing)\b|=|->|\*",
+    "error_handling": r"\b(raise[sd]?|errors?|exceptions?|invalid|throws?)\b",
+    "output_format": r"\b(round\w*|decimals?|format\w*|form|tuple|list|string|integer|float|set|dictionary|"
+                     r"boolean|separated|delimited|spaces?|commas?|binary|camel|snake|type|coordinates|characters|"
+                     r"words|digits|number|octal|hexadecimal|decimal|roman|uppercase|lowercase|case|tuples|sets?|"
+                     r"lists|dictionar(?:y|ies))\b",
+}
+US_SIGNAL_RX = {k: re.compile(v, re.I) for k, v in US_SIGNALS.items()}
+US_STOP = set("a an the of to in on for from with by and or is are be as at that which this it its if when then "
+              "than into each every all any given will should must can may you your we function return returns "
+              "also".split())
+
+
+def _content_words(text: str) -> set[str]:
+    out = set()
+    for w in re.findall(r"[a-z]+|\d+", text.lower()):
+        if w not in US_STOP:
+            out.add(w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w)
+    return out
+
+
+def us_deleted_constraint(deleted: str, original: str, mutated: str, at_start: bool = False) -> tuple[int, str]:
+    """``(1, category)`` when the text deleted from ``original`` (leaving ``mutated``) states a
+    constraint, else ``(0, why not)``: an implementation hint, a bare mention of the input, the
+    main request, a restatement, or text with no keyword of any of the seven categories.
+    ``at_start``: the deletion begins the description."""
+    d = " ".join(deleted.split())
+    if not d:
+        return 0, "nothing deleted"
+    if US_HINT.search(d) or (US_TOOLS.search(d) and re.search(r"\b(using|use|via|help)\b", d, re.I)):
+        return 0, "implementation hint"
+    if US_INPUT_CONTEXT.match(d) and not US_RESTRICTING.search(d):
+        return 0, "input context"
+    first = re.search(r"[.!?](?:\s|$)|\n\s*\n", original)
+    first_len = len(original[:first.end() if first else len(original)].strip())
+    if at_start and len(deleted.strip()) >= first_len - 1:
+        return 0, "main request (the first sentence)"
+    if US_MAIN_REQUEST.match(d) and not US_SIGNAL_RX["error_handling"].search(d) and \
+            not re.search(r"\b(if|when|unless|otherwise|in case)\b", d, re.I):
+        return 0, "main request"
+    words = _content_words(d)
+    if words and words <= _content_words(mutated) and not re.search(r"\d|[=<>*/+]|->", d):
+        return 0, "restatement"
+    for cat, rx in US_SIGNAL_RX.items():
+        if rx.search(d):
+            return 1, cat
+    return 0, "no constraint keyword"
+
+
+def _word_aligned(o: str, i1: int, i2: int) -> int:
+    """Among the equivalent positions of the deletion ``o[i1:i2]``, the first that starts and ends
+    on word edges (else ``i1``)."""
+    n = i2 - i1
+    lo = i1
+    while lo > 0 and o[lo - 1] == o[lo - 1 + n]:
+        lo -= 1
+    hi = i1
+    while hi + n < len(o) and o[hi] == o[hi + n]:
+        hi += 1
+
+    def edge(k: int) -> bool:
+        return k <= 0 or k >= len(o) or not (o[k - 1].isalnum() and o[k].isalnum())
+
+    good = [k for k in range(lo, hi + 1) if edge(k) and edge(k + n)]
+    for pref in (lambda k: k == 0 or o[k - 1] == "\n",          # whole lines
+                 lambda k: o[k] in " ,;\n" and o[k + 1:k + 2].isalnum(),  # " phrase" / ", clause"
+                 lambda k: True):
+        for k in good:
+            if pref(k):
+                return k
+    return i1
+
+
+def _list_entry(o: str, s: int, e: int) -> bool:
+    """True when ``o[s:e]`` is whole lines inside a list of three or more short lines under a line
+    ending in a colon (a grading table, the operators a task allows, a legend)."""
+    if not (s == 0 or o[s - 1] == "\n" or o[s] == "\n") or not (e >= len(o) or o[e - 1] == "\n" or o[e] == "\n"):
+        return False
+    lines = o.split("\n")
+    pos, block, blocks = 0, None, []
+    for line in lines:
+        if block is not None:
+            if line.strip() and len(line.strip()) <= 60:
+                block[1] = pos + len(line)
+                block[2] += 1
+            else:
+                blocks.append(block)
+                block = None
+        if block is None and line.strip().endswith(":"):
+            block = [pos + len(line) + 1, pos + len(line) + 1, 0]
+        pos += len(line) + 1
+    if block is not None:
+        blocks.append(block)
+    return any(n >= 3 and bs - 1 <= s and e <= be + 1 and (e - s) < (be - bs) for bs, be, n in blocks)
+
+
 def us_compliance(m: Mutant) -> dict[str, int]:
     o, n = m.original.description, m.task.description
     # "a positive integer" -> "an integer": the article follows the next word, not a change
@@ -123,8 +259,19 @@ def us_compliance(m: Mutant) -> dict[str, int]:
                                                     re.search(r"\ban?\b", n, re.I) else 0)
     not_example = int(">>>" not in deleted and not re.search(r"\bExample\b", deleted))
     others_same = int(m.original.entry_point == m.task.entry_point and len(m.ops) == 1)
+    constraint = 0
+    if one_span and ops:
+        start = i1
+        if not inserted:  # difflib may place a deletion mid-word ("e negativ"): move it onto word edges
+            start = _word_aligned(o, i1, i2)
+            deleted = o[start:start + (i2 - i1)]
+        if _list_entry(o, start, start + len(deleted)):
+            constraint = 1  # one row of a rule table / entry of an enumerated rule
+        else:
+            constraint, _ = us_deleted_constraint(deleted, o, n, at_start=not o[:start].strip())
     return {"one_deletion": int(one_span), "deleted_words": int(words_deleted >= 1), "examples_kept": not_example,
-            "compliance": int(one_span and words_deleted >= 1 and not_example and others_same)}
+            "constraint_deleted": constraint,
+            "compliance": int(one_span and words_deleted >= 1 and not_example and others_same and constraint)}
 
 
 def naturalness(m: Mutant) -> dict[str, int]:

@@ -1,24 +1,43 @@
 """Under-specification (US): delete exactly one constraint from the description.
 
-Candidates are found per category of :data:`records.US_CATEGORIES` with patterns over
-sentences, clauses and phrases:
+What counts as a constraint (the definition the hand-checks use): a span whose deletion
+leaves the same task, still grammatical, but no longer pins down something the tests
+check — which inputs are valid, which value/element/order is wanted, what happens on an
+edge case or bad input, how the result is defined, or what it looks like. These are
+*not* constraints and are never deleted:
 
-* whole non-leading sentences classified by their keywords (``If the list is empty,
-  return None.`` -> output_edge_case, ``You may assume ...`` -> input_precondition, ...);
-* one line of a LiveCodeBench ``Constraints`` section (numeric_bound / input_precondition);
-* phrases: ``in ascending order`` / ``sorted`` (ordering), ``positive`` / ``non-empty``
-  before a noun (input_precondition), ``, where 1 <= n <= 10^5`` (numeric_bound),
-  ``using regex`` / ``modulo 10^9 + 7`` (formula), ``as a tuple`` / ``rounded to two
-  decimals`` (output_format), ``, or None if ...`` (output_edge_case), ``raise
-  ValueError ...`` (error_handling);
-* fallback: the input-describing phrase ``in the given array`` (input_precondition),
-  used only when nothing else matches.
+* implementation hints — ``using regex``, ``using lambda function``, ``by using merge
+  sort``, ``use recursion``: the tests cannot tell how the result was computed;
+* input context — ``in the given list``, ``of a string``, ``from the given tuples``: the
+  argument itself, with no restriction on it;
+* restatements — a sentence whose words all occur elsewhere in the description;
+* the main request — the first sentence, and ``Write/Return/You need to ...`` sentences
+  with no edge-case or error condition in them.
 
-A category is drawn with the seed among those present, then one candidate of it. The
-deletion is one :class:`Op` (``kind="delete"``; ``after`` is empty, or the corrected
-article when ``a positive integer`` becomes ``an integer``). Examples (doctests,
-``Example``/``Sample`` blocks) are never touched, and a candidate whose deletion would
-leave doubled spaces/punctuation, a dangling word or an empty header is discarded.
+Candidates, by tier (the lowest tier present is used):
+
+1. explicit constraints: non-leading sentences with a specific keyword of one category
+   (``If the list is empty, return None.``, ``You may assume ...``, ``Raise ValueError
+   ...``), one line of a LiveCodeBench ``Constraints`` section, and phrases such as ``in
+   ascending order``, ``, where 1 <= n <= 10^5``, ``between 1 and 100``, ``rounded to two
+   decimals``, ``as a tuple``, ``modulo 10^9 + 7``, ``, or None if ...``, ``raise
+   ValueError ...``, ``(i.e. ...)``;
+2. restrictive modifiers of one-line requests: a domain qualifier before its noun
+   (``positive``, ``even``, ``sorted``, ``distinct``, ``lowercase``, ``first``,
+   ``consecutive`` ...), a restrictive clause (``that are longer than n``, ``which are
+   present in the second string``, ``such that ...``, ``having maximum sum``),
+   ``starting with 'a'``, ``by adding values for common keys``, ``with maximum
+   length``, a conversion target (``convert ... to a tuple``), an edge-case ``if``
+   clause (``... if it does not exist``);
+3. a superlative that pins which value is meant (``the maximum length of sublist``).
+
+A category is drawn with the seed among those present in the tier, then one candidate of
+it. The deletion is one :class:`Op` (``kind="delete"``; ``after`` is empty, or the
+corrected article when ``a positive integer`` becomes ``an integer``). Examples
+(doctests, ``Example``/``Sample`` blocks) are never touched, and a candidate whose
+deletion would leave doubled spaces/punctuation, a dangling word or an empty header is
+discarded. A task with no candidate (``Write a function to find the maximum of two
+numbers.``) is :class:`NotApplicable` with the reason.
 """
 
 from __future__ import annotations
@@ -33,7 +52,9 @@ DEFECT = "US"
 
 I = re.IGNORECASE
 
-# --- sentence classifier (first match wins)
+# --- sentence keyword classifier (first match wins). ``validator.evidence`` reads it too, to
+# say which categories a description pins; its last two rules are generic (any "should return",
+# any modal verb) and never make a sentence deletable on their own.
 SENTENCE_RULES: list[tuple[str, re.Pattern]] = [
     ("error_handling", re.compile(r"\b(raise[sd]?|throws?|exceptions?|errors?|invalid)\b", I)),
     ("numeric_bound", re.compile(r"\d\s*(<=|<|≤|>=|≥)|\\leq|\\le\b|\bat (most|least)\b|\bbetween\s+-?\d|"
@@ -55,21 +76,52 @@ SENTENCE_RULES: list[tuple[str, re.Pattern]] = [
                                  r"printed|answer)\b", I)),
     ("input_precondition", re.compile(r"\b(should|must|will|can|may)\b", I)),
 ]
+GENERIC_SENTENCE_RULES = 2  # the last rules: a sentence matching only these is not deleted
 
-# sentences that state the main request: never deleted whole
-PRIMARY = re.compile(r"^\s*(write|return|given|create|implement|you are given|your task|you're given|find|"
-                     r"compute|calculate|check|determine|count|design|make)\b", I)
+# keywords a sentence must carry, beyond SENTENCE_RULES' category, to be deleted as that category
+SPECIFIC = {
+    "ordering": re.compile(r"\b(ascending|descending|increasing|decreasing|sorted|sort|alphabetical(ly)?|"
+                           r"lexicographic\w*|reverse|(same|original|given|the) order|order of)\b", I),
+    "input_precondition": re.compile(r"\b(assume[sd]?|guaranteed|will (always|only|never) (be|contain|have)|"
+                                     r"you may|only contains?|consists? (only )?of|non-negative|positive|non-empty|"
+                                     r"lowercase|uppercase|ignored?|valid|note)\b", I),
+    "formula": re.compile(r"\b(defined as|is defined|means|i\.e\.|formula|equal to|calculated|computed|"
+                          r"is the (sum|product|number|average|difference))\b|\s=\s", I),
+}
+# behaviour a sentence of its own may pin ("Count overlapping cases.", "A string is called a palindrome if ...")
+BEHAVIOUR = re.compile(r"\b(overlap\w*|case[- ](in)?sensitive\w*|ignor(e|ed|ing)|inclusive|exclusive|"
+                       r"(is|are) (also )?(called|considered|said to be)|in this case|only when|but only|"
+                       r"in a manner|such that)\b", I)
+
+# sentences that state the main request: never deleted whole ...
+PRIMARY = re.compile(r"^\s*(write|returns?|given|create|implement|you are given|your task|you're given|find|"
+                     r"compute|calculate|check|determine|count|design|make|perform|filter|concatenate|convert|"
+                     r"generate|encode|decode|parse|evaluate|output|print|take|compare|replace|build|use|complete|"
+                     r"add|insert|reverse|split)\b", I)
+# ... nor these, unless they carry an edge-case or error condition
+REQUEST = re.compile(r"^\s*(you (need|have|are asked|should|must|will) (to )?|your (task|goal|job)|the (task|goal)|"
+                     r"(this|the) function|it (should|must|will))\b", I)
+# an edge case strong enough to make a conditional main-request sentence a constraint
+STRONG_EDGE = re.compile(r"\b(empty|none|null|zero|negative|invalid|missing|exists?|found|possible|ties?|otherwise|"
+                         r"else|no such|neither)\b|n't\b|(?<![\w-])-1\b", I)
+EDGE = re.compile(r"\b(empty|none|null|zero|no|not|nothing|negative|invalid|missing|exists?|found|possible|ties?|"
+                  r"otherwise|else|fewer|less than|more than|equal|same|duplicates?|multiple|neither)\b|n't\b|"
+                  r"(?<![\w-])-1\b", I)
 
 CONDITION = re.compile(r"\b(if|when|unless|in case|otherwise)\b", I)
 CONVERT = re.compile(r"\b(convert|change|transform|turn|cast|split|encode|decode)\w*\b", I)
 
-NOUN = (r"(?:integers?|numbers?|lists?|arrays?|strings?|words?|values?|elements?|tuples?|floats?|decimals?|"
-        r"characters?|letters?|dictionar(?:y|ies)|matri(?:x|ces)|sequences?|n|k|m|x|ints?)\b")
+# implementation hints: how to compute, which the tests cannot observe
+HINT = re.compile(r"\b(using|uses?|via|with the help of|by means of)\b|\b(regex|lambda|recursion|recursive(ly)?|"
+                  r"heap ?q(ueue)?|itertools|collections|module|library)\b", I)
 
-# a noun phrase after "given": words up to punctuation or a function word
-NP_TAIL = (r"(?:(?!(?:and|or|to|of|in|that|which|with|by|using|from|for|if|where|is|are|until|into|as|"
-           r"contains?|has|have|or not)\b)[\w'-]+\s*?){1,4}(?=\s*(?:[.,;:?!]|$|\s(?:and|or|to|of|in|that|which|"
-           r"with|by|using|from|for|if|where|is|are|until|into|as|contains?|has|have)\b))")
+NOUN = (r"(?:integers?|numbers?|lists?|arrays?|strings?|words?|values?|elements?|tuples?|floats?|decimals?|"
+        r"characters?|letters?|dictionar(?:y|ies)|matri(?:x|ces)|sequences?|n|k|m|x|ints?|digits?|items?|"
+        r"entries|entry|keys?|divisors?|factors?|indices|index|positions?|substrings?|sub-?arrays?|sub-?lists?|"
+        r"sub-?sequences?|pairs?|sums?|bits?|vowels?|consonants?|nodes?|terms?|occurrences?|squares?|cubes?|"
+        r"powers?|columns?|rows?|spaces?|divisors?|multiples?|palindromes?|substrings?|sublists?|tuples?|inputs?|"
+        r"iterators?|iterables?|zeroe?s|ones)\b")
+
 
 def after_words(*words: str) -> str:
     """A look-behind for "one of these words and a space" (Python's look-behinds are fixed-width)."""
@@ -77,104 +129,152 @@ def after_words(*words: str) -> str:
 
 
 # a qualifier is only deleted in front of the word it qualifies, never before a conjunction
-QUALIFIED = r"(?=[a-z][\w'-]*)(?!(?:and|or|of|to|in|on|by|from|than|one|ones)\b)"
+QUALIFIED = r"(?=[a-z][\w'-]*)(?!(?:and|or|of|to|in|on|by|from|than|one|ones|number|numbers|element|elements)\b)"
+QUALIFIED_ANY = r"(?=[a-z][\w'-]*)(?!(?:and|or|of|to|in|on|by|from|than|one|ones)\b)"
+
+# a qualifier must be followed, within two words, by the noun it restricts
+BEFORE_NOUN = r"(?=(?:[\w-]+\s+){0,2}?" + NOUN + ")"
 
 # what may follow a deleted trailing phrase: end of clause or a conjunction
 END = r"(?=\s*(?:[.,;:?!]|$)|\s+(?:and|or|if|that|which|with|by|using|until|where|when|such)\b)"
+# end of a clause for restrictive modifiers: punctuation, or an implementation hint that follows
+CLAUSE_END = (r"(?=\s*(?:[.;:?!]|$)|\s+(?:by\s+)?using\b|\s+(?:in|from|for)\s+(?:the|a|an)\s+given\b|"
+              r"\s+and\s+(?:then\s+)?(?:replace|return|remove|print|add|sort|find|count|check|convert|get|"
+              r"insert|delete|multiply|divide|compute|calculate|reverse|append)\b)")
+
+DETERMINERS = ("the", "a", "an", "of", "all", "its", "each", "every", "find", "get", "with", "sum", "count",
+               "given", "two", "three", "only", "any", "in", "first", "last", "for", "remove", "print",
+               "return", "extract", "those", "these", "filter", "select", "keep", "delete", "at", "multiple")
 
 PHRASES: list[tuple[str, int, re.Pattern]] = [
     # (category, tier, pattern): the match is deleted
+    # --- tier 1: explicit constraints
     ("ordering", 1, re.compile(r",?\s+(?:sorted\s+)?in\s+(?:an?\s+|the\s+)?(?:strictly\s+)?(?:ascending|descending|"
                                r"increasing|decreasing|non-decreasing|non-increasing|alphabetical|lexicographical|"
                                r"lexicographic|reverse|sorted)\s+order\b", I)),
-    ("ordering", 1, re.compile(r"(?<=\s)sorted\s+(?=(?:\w+\s+){0,1}(?:lists?|arrays?|unique|tuples?|collection|"
-                               r"sequence|elements|common|version|copy)\b)", I)),
     ("ordering", 1, re.compile(r",?\s+(?:sorted\s+)?(?:in\s+the\s+order\s+)?from\s+(?:the\s+)?(?:smallest|largest|lowest|"
                                r"highest|shortest|longest|first|last)\s+to\s+(?:the\s+)?(?:smallest|largest|lowest|"
                                r"highest|shortest|longest|first|last)\b", I)),
-    ("ordering", 1, re.compile(r",?\s+sorted\s+by\s+(?:\w+\s*){1,4}?(?=[.,;]|$)", I)),
-    ("input_precondition", 1, re.compile(r"(?<=\s)(?:strictly\s+)?(?:non-negative|nonnegative|positive|non-empty|"
-                                         r"nonempty|non-zero|nonzero|natural)\s+(?=(?:\w+\s+)?" + NOUN + ")", I)),
+    ("ordering", 1, re.compile(r",?\s+sorted\s+by\s+(?!(?:that|this|these|those|the\s+above|the\s+same)\b)"
+                               r"(?:\w+\s*){1,4}?(?=[.,;]|$)", I)),
+    ("ordering", 1, re.compile(r",?\s+in\s+(?:the\s+)?(?:same\s+)?order\s+(?:in\s+which\s+they|they|of\s+(?:their\s+)?)"
+                               r"[^.;,\n]{2,40}?(?=\s*(?:[.;,]|$))", I)),
+    ("ordering", 1, re.compile(r",?\s+but\s+sorted\b(?:\s+in\s+\w+\s+order)?(?=\s*[.;,]|$)", I)),
+    ("ordering", 1, re.compile(r"(?<=\w)\s+(?:numerically|alphabetically|lexicographically)" + END, I)),
+    ("ordering", 1, re.compile(r",?\s+in\s+the\s+same\s+order(?:\s+as\s+(?:in\s+)?[^.;,\n]{2,40}?)?(?=\s*(?:[.;,]|$))", I)),
+    # the key of a sort ("sort a list of lists by length"): only after a sort verb (checked in candidates)
+    ("ordering", 1, re.compile(r",?\s+(?:by|based\s+on|according\s+to|on\s+the\s+basis\s+of)\s+(?!using\b|"
+                               r"(?:that|this|these|those|the\s+above|the\s+same)\b|the\s+given\s+"
+                               r"(?:array|list)\b)(?:(?!\busing\b)[^.;,\n]){2,60}?" + CLAUSE_END, I)),
+    ("ordering", 1, re.compile(r"(?<=\s)(?:left|right)[- ]?(?=(?:rotate|shift)\b)", I)),
+    ("ordering", 1, re.compile(r",?\s+(?:irrespective|regardless)\s+of\s+(?:the\s+|their\s+)?order\b", I)),
+    ("output_format", 1, re.compile(r",?\s+in\s+the\s+same\s+(?:form|format|type)\b", I)),
+    ("input_precondition", 1, re.compile(r"(?<=\s)(?<!\bor\s)(?<!\band\s)(?:strictly\s+)?(?:non-negative|nonnegative|positive|non-empty|"
+                                         r"nonempty|non-zero|nonzero)\s+(?=(?:\w+\s+)?" + NOUN + ")", I)),
+    # "natural" only where it is the one qualifier ("odd natural numbers" are the odd numbers)
+    ("input_precondition", 1, re.compile(r"(?<=\s)(?<!odd\s)(?<!even\s)(?<!prime\s)natural\s+(?=(?:\w+\s+)?" + NOUN
+                                         + ")", I)),
     ("numeric_bound", 1, re.compile(r",?\s*(?:where|with|such that)\s+-?\d+\s*(?:<=|<|≤)\s*[\w.\[\]()]+"
                                     r"(?:\s*(?:<=|<|≤)\s*[\w^*.]+)?", I)),
     ("numeric_bound", 1, re.compile(r"\s*\(\s*-?\d+\s*(?:<=|<|≤)[^()\n]*\)", I)),
     ("numeric_bound", 1, re.compile(r",?\s+between\s+-?\d+\s+and\s+-?\d+(?:,?\s+inclusive)?", I)),
     ("numeric_bound", 1, re.compile(r",?\s+(?:up to|at most|at least|no more than|not exceeding|less than|"
-                                    r"greater than|smaller than|larger than)\s+(?:\d[\d,^*]*|[nNkKm]|(?:a|the)\s+given\s+\w+)\b(?!\s*\()", I)),
-    ("formula", 1, re.compile(r",?\s+(?:by\s+)?using\s+(?:the\s+|a\s+|an\s+)?(?:[\w-]+\s+){0,3}?(?:regex|lambda|map|"
-                              r"heap queue|recursion|bitwise|collections|algorithm|module|formula|itertools|zip|"
-                              r"operator|library|re|counter|filter|reduce|loop|slicing)\b(?:\s+(?:algorithm|function|"
-                              r"method|module|operators?|functions))?", I)),
+                                    r"greater than|smaller than|larger than|longer than|shorter than)\s+(?:\d[\d,^*]*|"
+                                    r"[nNkKm]|(?:a|the)\s+(?:given|specified)\s+[\w-]+)(?![\w-])(?!\s*\()", I)),
+    ("numeric_bound", 1, re.compile(r",?\s+(?:that is\s+|which is\s+)?(?:greater|less|smaller|larger|bigger)\s+than\s+"
+                                    r"or\s+equal\s+to\s+(?:\d[\d,^*]*|[nNkKm]|the given \w+)\b", I)),
     ("formula", 1, re.compile(r",?\s+modulo\s+10\^9\s*\+\s*7|,?\s+modulo\s+\d[\d^+ ]*\d", I)),
     ("formula", 1, re.compile(r"\s*\((?:i\.e\.|that is|e\.g\.)[^()\n]*\)", I)),
-    ("output_format", 1, re.compile(r",?\s+(?:and\s+)?(?:return(?:ed)?\s+(?:it|them|the result)\s+)?as\s+an?\s+"
-                                    r"(?:tuple|list|string|integer|float|set|dictionary|boolean)\b(?:\s+of\s+\w+)?", I)),
+    ("formula", 1, re.compile(r",?\s+(?:ignoring|regardless of)\s+(?:the\s+)?(?:case|spaces|whitespace|punctuation|"
+                              r"sign|order|duplicates)\b|,?\s+\(?case[- ]insensitive(?:ly)?\)?|,?\s+\(?inclusive\)?"
+                              r"(?=\s*[.,;)]|$)", I)),
+    ("output_format", 1, re.compile(r"(?<!represented)(?<!given)(?<!stored)(?<!passed),?\s+(?:and\s+)?(?:return(?:ed)?\s+"
+                                    r"(?:it|them|the result)\s+)?as\s+an?\s+(?:tuple|list|string|integer|float|set|"
+                                    r"dictionary|boolean)\b(?:\s+of\s+\w+)?", I)),
     ("output_format", 1, re.compile(r",?\s+rounded\s+(?:off\s+)?to\s+(?:the\s+nearest\s+\w+|\w+\s+decimals?"
                                     r"(?:\s+(?:places|points|digits))?|\d+\s+decimals?(?:\s+(?:places|points|digits))?)",
                                     I)),
     ("output_format", 1, re.compile(r",?\s+in\s+(?:the\s+)?(?:form|format)\s+(?:of\s+)?(?:\"[^\"\n]*\"|'[^'\n]*'|"
                                     r"\w+(?:\s+\w+)?)", I)),
-    ("output_format", 1, re.compile(r",?\s+(?:separated|delimited)\s+by\s+(?:a\s+)?(?:single\s+)?(?:space|spaces|comma|"
-                                    r"commas|newlines?)", I)),
+    ("output_format", 1, re.compile(r",?\s+(?:with|to)\s+a\s+precision\s+of\s+\d+(?:\s+decimal\s+places)?", I)),
+    ("output_format", 1, re.compile(r",?\s+(?:separated|delimited)\s+by\s+(?:a\s+)?(?:single\s+)?(?:spaces|space|commas|"
+                                    r"comma|newlines?)\b(?:\s+or\s+(?:spaces|space|commas|comma|newlines?)\b)?", I)),
     ("output_edge_case", 1, re.compile(r",?\s+(?:or|and)\s+(?:return\s+)?(?:None|-1|0|False|True|an empty \w+|"
                                        r"\"[^\"\n]*\"|'[^'\n]*')\s+(?:if|when|otherwise|in case)\b[^.;\n]*", I)),
-    ("output_edge_case", 1, re.compile(r",?\s+(?:and\s+)?return\s+(?:None|-1|0|False|True|an empty \w+)\s+"
-                                       r"(?:if|when|in case|for)\b[^.;\n]*", I)),
+    ("output_edge_case", 1, re.compile(r",?\s+(?:or|and)\s+(?:return\s+)?(?:None|-1|0|False|True|false|true)\s+"
+                                       r"(?:otherwise|in other cases|else)\b", I)),
+    ("output_edge_case", 1, re.compile(r",?\s+(?:and\s+)?return\s+(?:None|-1|0|an empty \w+)\s+"
+                                       r"(?:if|when|in case|for)\b(?=[^.;]*?(?:" + STRONG_EDGE.pattern + r"))(?:[^.;\n]|\n(?!\s*\n))*", I)),
     ("error_handling", 1, re.compile(r",?\s+(?:or\s+|and\s+)?(?:raises?|throws?)\s+(?:an?\s+)?\w*(?:Error|Exception|"
                                      r"error|exception)\b[^.;\n]*", I)),
-    ("numeric_bound", 1, re.compile(r",?\s+(?:that is\s+|which is\s+)?(?:greater|less|smaller|larger|bigger)\s+than\s+"
-                                    r"or\s+equal\s+to\s+(?:\d[\d,^*]*|[nNkKm]|the given \w+)\b", I)),
     ("output_format", 1, re.compile(r"(?<=\S)\s+(?:in)?to\s+(?:a|an)\s+(?:[\w-]+\s+){0,2}?(?:tuple|list|string|integer|"
-                                    r"float|number|set|dictionary|array|str|int|coordinates|characters|words)\b(?=\s*[.,;]?\s*$)", I)),
+                                    r"float|number|set|dictionary|array|str|int|coordinates|characters|words|format)\b"
+                                    r"(?:\s+of\s+[\w-]+(?:\s+values)?)?(?=\s*[.,;]?\s*$)", I)),
     ("output_format", 2, re.compile(r"(?<=\S)\s+(?:in)?to\s+(?:[\w-]+\s+){0,2}?(?:tuple|list|string|integer|"
-                                    r"float|number|set|dictionary|array|coordinates|characters|words)s?\b(?=\s*[.,;]?\s*$)",
-                                    I)),
-    ("formula", 1, re.compile(r",?\s+by\s+(?!the\b|a\b|\d)\w+ing\b[^.;\n]*", I)),
-    ("formula", 2, re.compile(r"(?<=\w)\s\((?=[^()\n]*[A-Za-z]{2})(?![^()\n]*\b(?:assume|non-empty|positive)\b)"
-                              r"[^()\n]{2,80}\)", I)),
-    ("input_precondition", 1, re.compile(r"(?<=\w)\s\((?=[^()\n]*\b(?:assume|non-empty|positive|string|integer|list|"
-                                         r"number|array|float)\b)[^()\n]{2,80}\)", I)),
-    ("input_precondition", 2, re.compile(r"\s+(?:of|from|in|on|for|into|with|within|to)\s+(?:the\s+|a\s+|an\s+)?"
-                                         r"(?:\w+\s+)?(?:given|specified|provided|input)\s+" + NP_TAIL +
-                                         r"(?:\s+of\s+[\w-]+(?:\s+[\w-]+)?)?" + END, I)),
-    ("input_precondition", 3, re.compile(r"\s+(?:of|from|in|on|for|into|within)\s+(?:the\s+|a\s+|an\s+)"
-                                         r"(?:[\w-]+\s+){0,2}?(?:lists?|arrays?|strings?|tuples?|numbers?|integers?|"
-                                         r"dictionary|dictionaries|matrix|sentence|text|sets?|sequence|words?|"
-                                         r"values?)\b(?:\s+of\s+(?:\w+\s+)?(?:lists|tuples|strings|integers|numbers|"
-                                         r"elements|words|characters))?" + END, I)),
-    ("numeric_bound", 2, re.compile(r",?\s+(?:each\s+)?of\s+(?:size|length)\s+\w+" + END, I)),
-    ("formula", 2, re.compile(r",?\s+(?:such that|so that|having|where)\s+[^.;:\n]{3,80}?(?=\s*(?:[.;:?!]|$))", I)),
-    ("output_edge_case", 2, re.compile(r"(?<=\w)(?<!check)(?<!test)(?<!determine)(?<!verify)(?<!see)(?<!know)"
-                                       r"(?<!return true)(?<!return false)\s+(?:if|when|unless)\s+(?!it\b)[^.;:,\n]{3,60}?(?=\s*(?:[.;:?!]|$))"
-                                       r"(?<!or not)", I)),
-    ("numeric_bound", 2, re.compile(r",?\s+(?:from|between)\s+\d+\s+(?:to|and)\s+\w+" + END, I)),
-    ("formula", 2, re.compile(r",?\s+(?:by\s+)?using\s+[^.;,\n]{2,40}?(?=\s*(?:[.;,]|$))", I)),
-    ("formula", 3, re.compile(r"(?<=\w)\s+(?:starting|ending|containing|beginning|occurring|appearing|consisting)\s+"
-                              r"[^.;:,\n]{3,60}?(?=\s*(?:[.;:?!]|$))", I)),
-    ("input_precondition", 2, re.compile(r"\s+(?:of|from|in|on|for|into|with)\s+(?:the\s+|a\s+|an\s+)?(?:given\s+)?"
-                                         r"(?:(?:[\w-]+\s+){0,2}?)(?:list|array|string|tuple|dictionary|matrix)\s+"
-                                         r"of\s+(?:\w+\s+)?(?:lists|tuples|strings|integers|numbers|elements)\b", I)),
-    # Last resort for one-line requests ("find the maximum length of sublist"): a single
-    # qualifier that pins which value, which end or which inputs is meant.
-    ("formula", 4, re.compile(after_words("the", "a", "an", "of", "all", "its", "each", "find", "get", "with", "sum", "count") + r"(?:maximum|minimum|max|min|"
-                              r"largest|smallest|longest|shortest|highest|lowest|greatest|biggest)\s+"
-                              + QUALIFIED, I)),
-    ("ordering", 4, re.compile(after_words("the", "a", "an", "of", "all", "its", "each", "every") + r"(?:first|last|right\s?most|left\s?most|"
-                               r"alternate|consecutive|adjacent|next|previous)\s+" + QUALIFIED, I)),
-    ("input_precondition", 4, re.compile(after_words("the", "a", "an", "of", "all", "given", "two", "three", "its", "each", "every", "only")
-                                         + r"(?:even|odd|"
-                                         r"prime|binary|decimal|hexadecimal|octal|positive|negative|sorted|"
-                                         r"rotated|circularly sorted)\s+" + QUALIFIED, I)),
-    ("ordering", 4, re.compile(r",?\s+(?:to|towards)\s+the\s+(?:right|left)(?:\s+(?:direction|side))?" + END, I)),
-    ("numeric_bound", 4, re.compile(r"(?<=\s)(?:one|two|zero|1|2|0)\s+or\s+more\s+(?=[a-z])", I)),
-    ("numeric_bound", 4, re.compile(r",?\s+(?:more|less|fewer)\s+than\s+(?:once|twice|one|two|three|\w+\s+times)"
+                                    r"float|number|set|dictionary|array|coordinates|characters|words)s?\b"
+                                    r"(?=\s*[.,;]?\s*$)", I)),
+    # --- tier 2: restrictive modifiers of one-line requests
+    # (not the predicate of a check: "whether n is a[ prime] number" is the task itself)
+    ("input_precondition", 2, re.compile(after_words(*DETERMINERS) + r"(?<!\bis\sa\s)(?<!\bis\san\s)(?<!\bbe\sa\s)"
+                                         r"(?<!\bbe\san\s)(?:even|odd|prime|composite|binary|negative|"
+                                         r"rotated|distinct|unique|repeated|repeating|non-repeating|"
+                                         r"non-repeated|duplicate|consecutive|lower ?case|upper ?case|alphanumeric|"
+                                         r"numeric|alphabetic|special|perfect|integral|whole|proper|common|adjacent|"
+                                         r"contiguous|empty)\s+" + QUALIFIED_ANY + BEFORE_NOUN, I)),
+    # "sorted": a precondition on an input ("in a sorted array"), else the order of the result
+    ("input_precondition", 2, re.compile(after_words("in", "of", "from", "given", "two", "a", "an") +
+                                         r"(?:sorted|unsorted)\s+" + QUALIFIED_ANY + BEFORE_NOUN, I)),
+    ("ordering", 2, re.compile(r"(?<=\s)(?<!\bin\s)(?<!\bof\s)(?<!\bfrom\s)(?<!\bgiven\s)(?<!\btwo\s)(?<!\ba\s)"
+                               r"(?<!\ban\s)(?<!\bis\s)(?<!\bare\s)sorted\s+" + QUALIFIED_ANY + BEFORE_NOUN, I)),
+    ("ordering", 2, re.compile(after_words(*DETERMINERS) + r"(?:first|last|right\s?most|left\s?most|alternate|"
+                               r"next|previous)\s+" + QUALIFIED_ANY + r"(?!numbers?\s+of\b)" + BEFORE_NOUN, I)),
+    ("ordering", 2, re.compile(r",?\s+(?:to|towards)\s+the\s+(?:right|left)(?:\s+(?:direction|side))?" + END, I)),
+    ("numeric_bound", 2, re.compile(r"(?<=\s)(?:one|two|zero|1|2|0)\s+or\s+more\s+(?=[a-z])", I)),
+    ("numeric_bound", 2, re.compile(r",?\s+(?:more|less|fewer)\s+than\s+(?:once|twice|one|two|three|\w+\s+times)"
                                     + END, I)),
+    ("numeric_bound", 2, re.compile(r",?\s+(?:each\s+)?of\s+(?:size|length)\s+\w+" + END, I)),
+    ("numeric_bound", 2, re.compile(r",?\s+with\s+(?:[nkmNKM]|\d+)\s+(?:length|characters|digits|elements)" + END, I)),
+    ("formula", 2, re.compile(after_words(*DETERMINERS) + r"(?:leading|trailing)\s+" + QUALIFIED_ANY, I)),
+    ("numeric_bound", 2, re.compile(r",?\s+(?:from|between)\s+\d+\s+(?:to|and)\s+\w+" + END, I)),
+    ("formula", 2, re.compile(r"(?<=\w)(?<!function)(?<!program)(?<!method)(?<!code)(?<!script)(?<!lambda)"
+                              r"(?<!\bsuch)(?<!\bso)(?<!\bnow)(?<!\bsee)(?<!\bcheck)(?<!\bverify)(?<!\bensure)"
+                              r",?\s+(?:which|that|whose|who)\s+(?!is\b(?!\s+(?:not|also|greater|less|smaller|larger|"
+                              r"divisible|present|missing|equal|same|repeated|odd|even|prime)))"
+                              r"(?:(?!\bthat\b|\bwhich\b)[^.;:,\n]){3,70}?" + CLAUSE_END, I)),
+    ("formula", 2, re.compile(r",?\s+(?:such that|so that|having|where)\s+(?:(?!\busing\b)[^.;:,\n]){3,80}?"
+                              + CLAUSE_END, I)),
+    ("formula", 2, re.compile(r"(?<=\w)\s+(?:starting|ending|beginning)\s+(?:with|in)\s+(?:(?!\busing\b)[^.;:,\n])"
+                              r"{1,40}?" + CLAUSE_END, I)),
+    ("formula", 2, re.compile(r"(?<=\w)\s+(?:containing|consisting\s+of)\s+(?:only\s+)?(?:'[^'\n]*'|\"[^\"\n]*\"|"
+                              r"(?:[\w-]+\s+){0,2}?(?:letters?|digits?|characters?|vowels?|zeros?|ones?|"
+                              r"elements?|numbers?))" + END, I)),
+    ("formula", 2, re.compile(r"(?<=\w)\s+(?:present|appearing|occurring|found)\s+(?:in|at)\s+(?:another|the\s+other|"
+                              r"both|all|each|every|the\s+(?:first|second|other))\b[^.;:,\n]{0,40}?" + CLAUSE_END, I)),
+    ("formula", 2, re.compile(r",?\s+with\s+(?:the\s+)?(?:maximum|minimum|max|min|most|least|highest|lowest|"
+                              r"largest|smallest|longest|shortest)\s+[\w-]+(?:\s+of\s+[\w-]+)?" + END, I)),
+    ("formula", 2, re.compile(r",?\s+by\s+(?!using\b|the\b|a\b|an\b|\d|(?:any|some|no|every)thing\b)\w+ing\b(?:(?!\busing\b)[^.;\n]){0,60}?"
+                              + CLAUSE_END, I)),
+    ("formula", 2, re.compile(r"(?<=\w)\s\((?=[^()\n]*[A-Za-z]{2})(?![^()\n]*\b(?:assume|non-empty|positive|using|"
+                              r"e\.g|i\.e)\b)[^()\n]{2,80}\)", I)),
+    ("input_precondition", 2, re.compile(r"(?<=\w)\s\((?=[^()\n]*\b(?:assume|non-empty|positive)\b)[^()\n]{2,80}\)",
+                                         I)),
+    ("output_edge_case", 2, re.compile(r"(?<=\w)(?<!check)(?<!test)(?<!determine)(?<!verify)(?<!see)(?<!know)"
+                                       r"(?<!\bas)(?<!\beven)(?<!return true)(?<!return false),?\s+(?:if|when|unless)\s+"
+                                       r"(?!it\b(?!\s+(?:does|is)\s+not))(?=[^.;:,\n]*(?:" + EDGE.pattern + r"))"
+                                       r"[^.;:,\n]{3,60}?(?=\s*(?:[.;:?!]|$))(?<!or not)", I)),
+    # --- tier 3: a superlative that pins which value is meant
+    ("formula", 3, re.compile(after_words("the", "a", "an", "of", "all", "its", "each", "find", "get", "with", "sum",
+                                          "count") + r"(?:maximum|minimum|max|min|largest|smallest|longest|shortest|"
+                              r"highest|lowest|greatest|biggest)\s+" + QUALIFIED_ANY + r"(?!numbers?\s+of\b)", I)),
 ]
 
 EXAMPLE_BLOCK = re.compile(r"^[ \t]*(>>>|examples?[ \t]*\d*[ \t]*:?[ \t]*$|examples?[ \t]*\d+[ \t]*:|for example\b|"
                            r"sample (input|output)\b|input[ \t]*:|output[ \t]*:|explanation[ \t]*:)", I)
 HEADER = re.compile(r"^[ \t]*[A-Z][\w ]{0,30}:?[ \t]*$")
-DANGLING = re.compile(r"\b(and|or|but|the|a|an|of|to|with|by|in|for|from|that|which|is|are)\s*$", I)
+DANGLING = re.compile(r"\b(and|or|but|the|a|an|of|to|with|by|in|for|from|that|which|is|are|as|than|if|when|whose|"
+                      r"such|at|on|into)\s*$", I)
+STOP = set("a an the of to in on for from with by and or is are be as at that which this it its if when then than "
+           "into each every all any given will should must can may you your we function return returns".split())
 
 
 def mutate(task: Task, seed: int = 0) -> Mutant | NotApplicable:
@@ -201,31 +301,84 @@ def example_regions(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+def content_words(text: str) -> set[str]:
+    """Lower-cased words of ``text`` minus function words, with a plural ``s`` dropped."""
+    out = set()
+    for w in re.findall(r"[A-Za-z]+|\d+", text.lower()):
+        if w in STOP:
+            continue
+        out.add(w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w)
+    return out
+
+
+def is_restatement(deleted: str, rest: str) -> bool:
+    """True when every content word of ``deleted`` also occurs in ``rest``: the description
+    says the same thing elsewhere, so nothing is lost."""
+    words = content_words(deleted)
+    return bool(words) and words <= content_words(rest)
+
+
+def sentence_category(text: str) -> str | None:
+    """The category of a whole sentence that states a constraint, or None (main request,
+    generic wording, or no specific keyword)."""
+    if not re.search(r"[A-Za-z]", text) or HEADER.match(text):
+        return None
+    if BEHAVIOUR.search(text) and not REQUEST.match(text) and (not PRIMARY.match(text) or len(text.split()) <= 8):
+        return "formula" if not re.search(r"\b(ignor|assume)", text, I) else "input_precondition"
+    if PRIMARY.match(text) and not (CONDITION.search(text) and STRONG_EDGE.search(text)):
+        return None
+    if REQUEST.match(text) and not (EDGE.search(text) and CONDITION.search(text)):
+        return None
+    for cat, rx in SENTENCE_RULES[:-GENERIC_SENTENCE_RULES]:
+        if rx.search(text):
+            if cat in SPECIFIC and not SPECIFIC[cat].search(text):
+                return None
+            if cat == "output_edge_case" and re.search(r"\bas if\b", text, I) and not re.search(
+                    r"\breturn|empty|None\b", text, I):
+                return None
+            return cat
+    return None
+
+
 def candidates(desc: str) -> list[tuple[str, int, int, int]]:
     """All ``(category, tier, start, end)`` deletion candidates in ``desc``."""
     examples = example_regions(desc)
     out: list[tuple[str, int, int, int]] = []
     out += _constraint_lines(desc)
-    sents = [sp for sp in sentence_spans(desc) if not overlaps(sp, examples)]
+    out += [c for c in _listed_lines(desc) if not overlaps(c[2:], examples)]
+    sents = [sp for sp in _sentences(desc) if not overlaps(sp, examples)]
     for i, (s, e) in enumerate(sents):
         if i == 0:
             continue
         text = desc[s:e]
-        if (PRIMARY.match(text) and not CONDITION.search(text)) or not re.search(r"[A-Za-z]", text) \
-                or HEADER.match(text):
+        cat = sentence_category(text)
+        if cat is None or is_restatement(text, desc[:s] + desc[e:]):
             continue
-        for cat, rx in SENTENCE_RULES:
-            if rx.search(text):
-                out.append((cat, 1, *_sentence_deletion(desc, s, e)))
-                break
+        out.append((cat, 1, *_sentence_deletion(desc, s, e)))
     for cat, tier, rx in PHRASES:
         for m in rx.finditer(desc):
-            if m.end() - m.start() < 3 or overlaps(m.span(), examples):
+            text = m.group(0)
+            if m.end() - m.start() < 3 or overlaps(m.span(), examples) or HINT.search(text):
                 continue
-            if cat == "output_format" and re.match(r"\s+(in)?to\b", m.group(0)):
+            if cat == "output_format" and re.match(r"\s+(in)?to\b", text):
                 line_start = desc.rfind("\n", 0, m.start()) + 1
                 if not CONVERT.search(desc[line_start:m.start()]):
                     continue  # "to add numbers" is an infinitive, not a target format
+            if is_restatement(text, desc[:m.start()] + desc[m.end():]) and not re.search(r"\d|[=<>]", text):
+                continue  # the rest still says it ("Return the sorted list. The list should be sorted.")
+            if tier == 2 and cat == "input_precondition" and re.search(r"\b(is|be|are)\s+(an?\s+)?$",
+                                                                        desc[max(0, m.start() - 12):m.start()], I):
+                continue  # "whether n is a[ prime] number": the predicate of a check is the task itself
+            if text.lstrip().startswith("(") and cat == "formula" and not _informative_parenthetical(text):
+                continue
+            if cat == "ordering" and re.match(r",?\s+(by|based|according|on)\b", text, I):
+                sent_start = max(desc.rfind(".", 0, m.start()), desc.rfind("\n", 0, m.start())) + 1
+                if not re.search(r"\bsort(s|ed|ing)?\b", desc[sent_start:m.start()], I):
+                    continue  # "by ..." keys only a sort
+            if cat == "ordering" and re.match(r"\s*(first|last)\b", text, I) and (
+                    re.search(r"\bsecond\b", desc, I) or re.search(r"\b(first|last)\s+(and|or)\s+(the\s+)?(first|last)\b",
+                                                                  desc, I)):
+                continue  # "the first tuple ... the second tuple" name arguments; "first and last" go together
             out.append((cat, tier, m.start(), m.end()))
     return out
 
@@ -253,6 +406,65 @@ def _constraint_lines(desc: str) -> list[tuple[str, int, int, int]]:
         if e == len(desc) and s > 0:  # last line: take the newline before it instead
             s -= 1
         out.append((cat, 1, s, e))
+    return out
+
+
+def _sentences(desc: str) -> list[tuple[int, int]]:
+    """:func:`sentence_spans`, also split where a line without final punctuation is followed by
+    a line starting with a capital ("... nested within each other\nIgnore any spaces ...") and
+    where a sentence starts in lower case ("... of integers. the given array consists of ...")."""
+    out = []
+    for s, e in sentence_spans(desc):
+        start = s
+        for m in re.finditer(r"(?<=[A-Za-z0-9)\]'\"])[ \t]*\n[ \t]*(?=[A-Z][a-z])|(?<=[a-z0-9][.!?])(?<!\be\.g\.)"
+                             r"(?<!\bi\.e\.)(?<!\betc\.)(?<!\bvs\.) +(?=[a-z]+\b)", desc[s:e]):
+            cut = s + m.start()
+            if DANGLING.search(desc[start:cut]) or not re.search(r"[A-Za-z]{2}", desc[start:cut]):
+                continue
+            out.append((start, cut))
+            start = s + m.end()
+        out.append((start, e))
+    return out
+
+
+def _informative_parenthetical(text: str) -> bool:
+    """``(including n and m)``, ``(case sensitive)``, ``(of length at least two)`` pin behaviour;
+    ``(gcd)``, ``(a string)``, ``(or frequent)``, ``(=decimal 11)``, ``(let's call them ...)`` do not."""
+    inner = text.strip()[1:-1]
+    if re.search(r"let'?s|\bcall(ed)?\b|be aware|e\.g\.|for example|=", inner, I):
+        return False
+    if re.search(r"\b(case|inclusive|exclusive|including|excluding|least|most|length|sensitive|insensitive|only|"
+                 r"not|never|always|regardless)\b", inner, I):
+        return True
+    return len(re.findall(r"[A-Za-z]+", inner)) >= 3
+
+
+def _listed_lines(desc: str) -> list[tuple[str, int, int, int]]:
+    """One entry of a short list or table under a line ending in a colon (``The basic algebra
+    operations:`` / ``Addition ( + )`` ...; a grading table): each entry pins the rule."""
+    out = []
+    lines = desc.split("\n")
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line) + 1)
+    i = 0
+    while i < len(lines):
+        head = lines[i].strip()
+        if head.endswith(":") and not EXAMPLE_BLOCK.match(lines[i]) and \
+                not re.match(r"(constraints?|examples?|notes?|input|output)\b", head, I):
+            j = i + 1
+            while j < len(lines) and lines[j].strip() and len(lines[j].strip()) <= 60 \
+                    and not EXAMPLE_BLOCK.match(lines[j]):
+                j += 1
+            if j - i - 1 >= 3:
+                for k in range(i + 1, j):
+                    s, e = offsets[k], offsets[k + 1]  # the line and its newline
+                    if e > len(desc):
+                        s, e = s - 1, len(desc)  # last line: take the newline before it instead
+                    out.append(("formula", 2, s, e))
+            i = j
+        else:
+            i += 1
     return out
 
 
@@ -304,6 +516,9 @@ def _clean(desc: str, s: int, e: int) -> tuple[int, int, str] | None:
     tail = new[s + len(rep):].lstrip(" \t")
     if DANGLING.search(head) and (not tail or tail[:1] in ".,;:\n"):
         return None
+    if re.search(r"\b(is|are|was|were|be|been|being)$", head, I) and \
+            (not tail or tail[:1] in ".,;:\n" or re.match(r"(from|in|of|to|and|or|for|with)\b", tail, I)):
+        return None  # "words that are[ longer than n] from a list": the predicate is gone
     if head.endswith(":") and (not tail.strip() or tail.startswith("\n\n")):
         return None
     if desc[:1].isupper() and not new[:1].isupper():
