@@ -86,6 +86,9 @@ Rules:
 - Delete exactly ONE constraint, and nothing else. The constraint must belong to one of these categories:
   {categories}.
 - Delete a contiguous piece of text (a clause, phrase or sentence); do not rephrase or add anything.
+- These are NOT constraints, never delete them: implementation hints ("using regex", "using lambda function",
+  "by using merge sort"), plain mentions of the input ("in the given list"), the main request itself, or a
+  sentence that repeats what the rest of the description already says.
 - Keep the remaining text grammatical and every example (lines starting with >>>, Input/Output blocks) unchanged.
 - Report the category of the constraint you deleted in "category".""",
     "SF": """Inject SYNTAX/FORMATTING defects into the task description below.
