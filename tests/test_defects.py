@@ -259,6 +259,13 @@ def test_us_never_deletes_hints_input_context_or_the_task(text):
     assert len(outcomes) == 1 and all(isinstance(o, str) and "constraint" in o for o in outcomes), outcomes
 
 
+def test_us_not_applicable_reasons_say_why():
+    r = mutate(crafted("Write a function to sort a list of elements using pancake sort."), "US", seed=0)
+    assert "one-line request" in r.reason and "'using pancake sort'" in r.reason and "hint" in r.reason
+    r = mutate(crafted("Write a function to find the maximum of two numbers."), "US", seed=0)
+    assert "one-line request" in r.reason and "no separable constraint" in r.reason
+
+
 def test_us_deletes_the_constraint_not_the_hint():
     text = "Write a function to find all words starting with 'a' using regex."
     assert _us_outcomes(text) == {("formula", " starting with 'a'", "Write a function to find all words using regex.")}
@@ -412,8 +419,8 @@ def test_bad_arguments():
 # number.") and ~575 one-line MBPP requests ("Write a function to find the area of a
 # trapezium.", "... using lambda function.") state nothing else, so rules reach ~75% / ~41%
 # where the study's LLM engine reached 160/164 and 974/974. These are floors just under the
-# measured values (HumanEval 124/164, MBPP 399/974 at seed 0), not the 95% bar: precision
-# comes first (hand-checked: 39/40 real constraints, see the US module's docstring).
+# measured values (HumanEval 123/164, MBPP 398/974 at seed 0), not the 95% bar: precision
+# comes first (hand-checked on fresh samples: 117 of 120 deletions were real constraints).
 COVERAGE_BARS = {("humaneval", "LV"): 0.95, ("humaneval", "SF"): 0.95, ("humaneval", "US"): 0.73,
                  ("mbpp", "LV"): 0.95, ("mbpp", "SF"): 0.95, ("mbpp", "US"): 0.39}
 COMPLIANCE_BARS = {"LV": 0.95, "SF": 0.95, "US": 0.85}

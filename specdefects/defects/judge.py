@@ -139,7 +139,8 @@ US_SIGNALS = {
     "formula": r"\b(maximum|minimum|max|min|largest|smallest|longest|shortest|highest|lowest|greatest|biggest|"
                r"such that|so that|where|having|which|that|whose|starting|ending|beginning|containing|consisting|"
                r"defined|define|means|i\.e|modulo|mod|formula|equation|recurrence|case|overlap\w*|inclusive|"
-               r"exclusive|called|considered|equal|sum|product|average|mean|difference|followed by|"
+               r"exclusive|called|considered|equal|sum|product|average|mean|difference|followed by|each|every|"
+               r"balanced|closed|matched|properly|exactly|"
                r"\w+ing)\b|=|->|\*",
     "error_handling": r"\b(raise[sd]?|errors?|exceptions?|invalid|throws?)\b",
     "output_format": r"\b(round\w*|decimals?|format\w*|form|tuple|list|string|integer|float|set|dictionary|"
