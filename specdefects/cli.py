@@ -239,15 +239,18 @@ def cmd_report(args) -> int:
         follow = load_follow_runs(args.results, require=False)  # a missing path: ReportError, exit 2
         try:
             runs = load_runs(args.results)
-        except ReportError:
+        except ReportError as e:
             if not follow:
+                if "no lm-eval results" in str(e):
+                    raise
                 raise ReportError("no spec_defects or spec_follow_tests results in "
                                   + ", ".join(map(str, args.results))) from None
             runs = []
         paths = write_report(runs, args.out, n_boot=args.n_boot, seed=args.seed) if runs else {}
         if follow:
             paths.update(write_follow_report(follow, args.out, n_boot=args.n_boot, seed=args.seed))
-    notes = [str(w.message) for w in caught if issubclass(w.category, ReportWarning)]
+    # both readers see every results file: say each problem once
+    notes = list(dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, ReportWarning)))
     for n in notes:
         print(f"specdefects report: warning: {n}", file=sys.stderr)
     if args.json:
