@@ -21,7 +21,10 @@ TAXONOMY = {
            "Return the [-sum-]{+total+} of the [-positive-]{+suitable+} numbers"),
     "US": ("Under-Specification",
            "exactly one constraint (a numeric bound, an ordering, an input precondition, an output edge case, "
-           "a formula, error handling or the output format) is deleted; the rest is unchanged.",
+           "a formula, error handling or the output format) is deleted; the rest is unchanged. Never deleted, "
+           "because they are not constraints: implementation hints (\"using regex\"), plain mentions of the "
+           "input (\"in the given list\"), restatements and the request itself; a description with nothing "
+           "else (many one-line MBPP requests) has no US row and is listed with its reason.",
            "Return the list sorted[- in ascending order-]."),
     "SF": ("Syntax/Formatting",
            "character-level corruption: typos, dropped or doubled punctuation, broken whitespace or casing; "
