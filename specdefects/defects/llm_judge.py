@@ -50,7 +50,9 @@ DEFECT_RULES = {
           "type words made more general, with NO constraint (number, bound, ordering, condition, edge case, error "
           "rule) removed and the examples unchanged.",
     "US": "UNDER-SPECIFICATION: exactly ONE constraint (numeric bound, ordering, input precondition, output edge "
-          "case, formula, error handling or output format) deleted, nothing else changed, examples kept.",
+          "case, formula, error handling or output format) deleted, nothing else changed, examples kept. Deleting "
+          "an implementation hint (\"using regex\"), a plain mention of the input (\"in the given list\"), a "
+          "restatement or the request itself is NOT compliant: those are not constraints.",
     "SF": "SYNTAX/FORMATTING: surface corruptions only (typos, transposed letters, corrupted delimiters, brackets "
           "or colons, changed whitespace or indentation, a corrupted example block) with the meaning unchanged and "
           "no word added, removed or replaced.",
