@@ -80,6 +80,32 @@ def _defect_label(value, names) -> str:
     return str(value)
 
 
+def load_test_split(src: str, config: str, revision: str | None, build_hint: str):
+    """The ``test`` split of ``config`` from a build folder (``<src>/<config>/test-*.parquet``) or
+    a Hub dataset id (``owner/name``). Raises :class:`SpecDefectsDataError` ending in ``build_hint``."""
+    import datasets
+
+    local = Path(src).expanduser()
+    # a Hub id is "owner/name"; anything else (or an existing path) is a local folder
+    if local.exists() or src.startswith((".", "/", "~")) or src.count("/") != 1:
+        if not local.is_dir():
+            raise SpecDefectsDataError(f"data folder {src} does not exist: {build_hint}")
+        files = sorted(glob.glob(str(local / config / "test-*.parquet")))
+        if not files:
+            raise SpecDefectsDataError(f"{src} has no {config} config ({config}/test-*.parquet): {build_hint}")
+        try:
+            return datasets.Dataset.from_parquet(files)
+        except Exception as e:
+            raise SpecDefectsDataError(f"cannot read {files[0]}: {type(e).__name__}: {str(e).splitlines()[0]}") \
+                from None
+    try:
+        return datasets.load_dataset(src, config, split="test", revision=revision)
+    except Exception as e:
+        first = (str(e).splitlines() or [""])[0][:200]
+        raise SpecDefectsDataError(f"cannot load the {config} config of {src} from the Hugging Face Hub "
+                                   f"({type(e).__name__}: {first}); offline, {build_hint}") from None
+
+
 def load_variant(benchmark: str = "humaneval", variant: str = "clean", data: str | None = None,
                  revision: str | None = None, **_ignored):
     """``custom_dataset`` of every task: a ``DatasetDict`` with a ``test`` split holding the rows of
@@ -93,27 +119,7 @@ def load_variant(benchmark: str = "humaneval", variant: str = "clean", data: str
     src = data or os.environ.get(DATA_ENV) or HUB_ID
     build_hint = (f"build it with `specdefects build spec-defects --out DIR --benchmarks {benchmark}` "
                   f"and set {DATA_ENV}=DIR")
-    local = Path(src).expanduser()
-    # a Hub id is "owner/name"; anything else (or an existing path) is a local folder
-    if local.exists() or src.startswith((".", "/", "~")) or src.count("/") != 1:
-        if not local.is_dir():
-            raise SpecDefectsDataError(f"spec-defects data folder {src} does not exist: {build_hint}")
-        files = sorted(glob.glob(str(local / benchmark / "test-*.parquet")))
-        if not files:
-            raise SpecDefectsDataError(f"{src} has no {benchmark} config ({benchmark}/test-*.parquet): {build_hint}")
-        try:
-            ds = datasets.Dataset.from_parquet(files)
-        except Exception as e:
-            raise SpecDefectsDataError(f"cannot read {files[0]}: {type(e).__name__}: {str(e).splitlines()[0]}") \
-                from None
-    else:
-        try:
-            ds = datasets.load_dataset(src, benchmark, split="test", revision=revision)
-        except Exception as e:
-            first = (str(e).splitlines() or [""])[0][:200]
-            raise SpecDefectsDataError(
-                f"cannot load the {benchmark} config of {src} from the Hugging Face Hub ({type(e).__name__}: "
-                f"{first}); offline, {build_hint}") from None
+    ds = load_test_split(src, benchmark, revision, build_hint)
     if "defect" not in ds.column_names:
         raise SpecDefectsDataError(f"{src}/{benchmark} has no 'defect' column: not a spec-defects dataset")
     feat = ds.features["defect"]

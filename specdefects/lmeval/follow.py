@@ -26,14 +26,12 @@ else the Hub dataset :data:`HUB_ID`; ``--metadata '{"data": ..., "revision": ...
 
 from __future__ import annotations
 
-import glob
 import json
 import math
 import os
 import warnings
-from pathlib import Path
 
-from . import SpecDefectsDataError
+from . import SpecDefectsDataError, load_test_split
 
 HUB_ID = "specdefects/follow-tests"
 DATA_ENV = "SPECDEFECTS_FOLLOW_DATA"
@@ -61,28 +59,9 @@ def all_names() -> dict[str, list[str]]:
 # --------------------------------------------------------------------------- data
 
 def _load_config(config: str, data: str | None, revision: str | None):
-    import datasets
-
     src = data or os.environ.get(DATA_ENV) or HUB_ID
     hint = f"build it with `specdefects build follow-tests --out DIR` and set {DATA_ENV}=DIR"
-    local = Path(src).expanduser()
-    if local.exists() or src.startswith((".", "/", "~")) or src.count("/") != 1:
-        if not local.is_dir():
-            raise SpecDefectsDataError(f"follow-tests data folder {src} does not exist: {hint}")
-        files = sorted(glob.glob(str(local / config / "test-*.parquet")))
-        if not files:
-            raise SpecDefectsDataError(f"{src} has no {config} config ({config}/test-*.parquet): {hint}")
-        try:
-            return datasets.Dataset.from_parquet(files), src
-        except Exception as e:
-            raise SpecDefectsDataError(f"cannot read {files[0]}: {type(e).__name__}: {str(e).splitlines()[0]}") \
-                from None
-    try:
-        return datasets.load_dataset(src, config, split="test", revision=revision), src
-    except Exception as e:
-        first = (str(e).splitlines() or [""])[0][:200]
-        raise SpecDefectsDataError(f"cannot load the {config} config of {src} from the Hugging Face Hub "
-                                   f"({type(e).__name__}: {first}); offline, {hint}") from None
+    return load_test_split(src, config, revision, hint), src
 
 
 def _select(ds, src: str, config: str, **equal):

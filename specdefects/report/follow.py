@@ -27,7 +27,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..files import write_text_atomic
-from .runs import ReportError, ReportWarning, _date_id, _results_files, model_name
+from .runs import ReportError, ReportWarning, _date_id, _results_files, model_name, read_samples
 from .tables import GAP, to_markdown
 
 PAIRED_TASK = "spec_follow_tests_paired"
@@ -68,44 +68,28 @@ def _value(metrics: dict, name: str) -> float | None:
     return None
 
 
+def _passed(resp) -> int:
+    try:
+        return int(bool(json.loads(resp).get("passed"))) if isinstance(resp, str) else 0
+    except (ValueError, AttributeError):
+        return 0
+
+
 def _outcomes(results_file: Path, task: str) -> dict[str, list[int]]:
     """task_id -> per-repeat pass (0/1) from the task's samples file; {} when none was logged."""
-    path = results_file.parent / f"samples_{task}_{_date_id(results_file)}.jsonl"
-    if not path.exists():
-        return {}
     out: dict[str, list[int]] = {}
-    try:
-        with open(path, encoding="utf-8") as f:
-            for lineno, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                s = json.loads(line)
-                doc = s.get("doc") if isinstance(s.get("doc"), dict) else {}
-                tid = str(doc.get("task_id", s.get("doc_id")))
-                resps = (s.get("filtered_resps") or [[]])[0]
-                resps = resps if isinstance(resps, list) else [resps]
-                out[tid] = [int(bool(json.loads(r).get("passed"))) if isinstance(r, str) else 0 for r in resps]
-    except (OSError, ValueError, AttributeError) as e:
-        warnings.warn(f"skipping samples file {path}: {e}", ReportWarning, stacklevel=3)
-        return {}
+    for s in read_samples(results_file, task):
+        doc = s.get("doc") if isinstance(s.get("doc"), dict) else {}
+        resps = (s.get("filtered_resps") or [[]])[0]
+        out[str(doc.get("task_id", s.get("doc_id")))] = [_passed(r) for r in
+                                                        (resps if isinstance(resps, list) else [resps])]
     return out
 
 
 def _paired_rows(results_file: Path) -> list[dict]:
     """The per-generation rows the paired task's aggregations saw, from its samples file."""
-    path = results_file.parent / f"samples_{PAIRED_TASK}_{_date_id(results_file)}.jsonl"
-    if not path.exists():
-        return []
-    rows = []
-    try:
-        with open(path, encoding="utf-8") as f:
-            for line in f:
-                if line.strip():
-                    rows.extend(json.loads(line).get("switching") or [])
-    except (OSError, ValueError, AttributeError) as e:
-        warnings.warn(f"skipping samples file {path}: {e}", ReportWarning, stacklevel=3)
-        return []
-    return rows
+    return [row for s in read_samples(results_file, PAIRED_TASK) for row in (s.get("switching") or [])
+            if isinstance(row, dict)]
 
 
 def load_follow_runs(paths: str | Path | Iterable[str | Path], require: bool = True) -> list[FollowRun]:

@@ -114,32 +114,45 @@ def _date_id(results_file: Path) -> str:
     return results_file.stem[len("results_"):] if results_file.stem.startswith("results_") else ""
 
 
-def _read_samples(results_file: Path, task: str, filter_name: str, model: str, benchmark: str,
-                  variant: str) -> list[dict]:
-    path = results_file.parent / f"samples_{task}_{_date_id(results_file)}.jsonl"
+def samples_file(results_file: Path, task: str) -> Path:
+    """Where lm-eval wrote ``task``'s ``--log_samples`` rows beside ``results_file``."""
+    return results_file.parent / f"samples_{task}_{_date_id(results_file)}.jsonl"
+
+
+def read_samples(results_file: Path, task: str) -> list[dict]:
+    """The JSON objects of ``task``'s samples file ([] when none was logged). An unreadable file
+    is skipped with a :class:`ReportWarning` naming it."""
+    path = samples_file(results_file, task)
     if not path.exists():
         return []
-    rows = []
     try:
         with open(path, encoding="utf-8") as f:
-            for lineno, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                s = json.loads(line)
-                if s.get("filter", "none") != filter_name:
-                    continue
-                value = s.get(_METRIC)
-                if not isinstance(value, (int, float)):
-                    raise ValueError(f"line {lineno} has no numeric {_METRIC!r}")
-                doc = s.get("doc") if isinstance(s.get("doc"), dict) else {}
-                tid = next((doc[k] for k in _TASK_ID_KEYS if doc.get(k) is not None), None)
-                value = float(value)
-                rows.append({"model": model, "benchmark": benchmark, "variant": variant,
-                             "doc_id": s.get("doc_id"), "task_id": tid if tid is not None else s.get("doc_id"),
-                             "passed": int(value) if value in (0.0, 1.0) else value})
+            rows = [json.loads(line) for line in f if line.strip()]
+        if not all(isinstance(r, dict) for r in rows):
+            raise ValueError("a line is not a JSON object")
+        return rows
     except (OSError, ValueError) as e:
         warnings.warn(f"skipping samples file {path}: {e}", ReportWarning, stacklevel=3)
         return []
+
+
+def _read_samples(results_file: Path, task: str, filter_name: str, model: str, benchmark: str,
+                  variant: str) -> list[dict]:
+    rows = []
+    for lineno, s in enumerate(read_samples(results_file, task), 1):
+        if s.get("filter", "none") != filter_name:
+            continue
+        value = s.get(_METRIC)
+        if not isinstance(value, (int, float)):
+            warnings.warn(f"skipping samples file {samples_file(results_file, task)}: row {lineno} has no numeric "
+                          f"{_METRIC!r}", ReportWarning, stacklevel=3)
+            return []
+        doc = s.get("doc") if isinstance(s.get("doc"), dict) else {}
+        tid = next((doc[k] for k in _TASK_ID_KEYS if doc.get(k) is not None), None)
+        value = float(value)
+        rows.append({"model": model, "benchmark": benchmark, "variant": variant,
+                     "doc_id": s.get("doc_id"), "task_id": tid if tid is not None else s.get("doc_id"),
+                     "passed": int(value) if value in (0.0, 1.0) else value})
     return rows
 
 
