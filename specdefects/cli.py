@@ -108,7 +108,8 @@ def _cmd_build_follow_tests(args) -> int:
             raise UsageError(str(e)) from None
     try:
         report = build_follow_tests(args.out, benchmarks=args.benchmarks, sources=_parse_sources(args.source),
-                                    seed=args.seed, workers=args.workers, limit=args.limit, progress=not args.json)
+                                    seed=args.seed, workers=args.workers, limit=args.limit, progress=not args.json,
+                                    quality_tasks=None if args.quality_tasks == -1 else args.quality_tasks)
     except BuildError as e:
         raise UsageError(str(e)) from None
     if repo is not None:
@@ -330,6 +331,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-invariance", action="store_true",
                    help="skip the sandbox check that mutants' references still pass (rows say not_checked)")
     p.add_argument("--limit", type=int, default=None, help="only the first N tasks of each benchmark")
+    p.add_argument("--quality-tasks", type=int, default=180, metavar="N",
+                   help="follow-tests only: a seeded sample of N HumanEval+/MBPP+ tasks for the 'quality' config "
+                        "(default 180, as in the study; -1: every task; 0: no quality config)")
     p.add_argument("--push-to-hub", metavar="REPO_ID", default=None,
                    help="push each config (and the card) to this Hub dataset repo; token from HF_TOKEN or login")
     p.add_argument("--workers", type=int, default=None, help="parallel sandboxed programs (default: CPU cores)")

@@ -11,11 +11,17 @@ Configs (split ``test``):
               rules' outputs), the condition, its prompt and the outputs it shows.
 ``matched``   one row per (benchmark task, condition) for nl_only / correct_io / wrong_io /
               inputs_only, with held-out tests that exclude every exposed input.
+``quality``   one row per (HumanEval+ / MBPP+ task, suite) for three 3-test suites chosen by
+              mutant detection (high / low / random, matched assertion lengths), the
+              ``matched`` fields plus each suite's detection on the selection and validation
+              pools of mutants (:mod:`specdefects.followtests.quality`).
 """
 
 from __future__ import annotations
 
 import os
+import random
+import re
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
@@ -26,7 +32,8 @@ import yaml
 
 from .spec_defects import BENCHMARK_SPLIT, BuildError, _load, _write_parquet_atomic, parquet_path
 
-FT_CONFIGS = ("families", "matched")
+FT_CONFIGS = ("families", "matched", "quality")
+STUDY_QUALITY_TASKS = 180
 BENCH_ALIASES = {"humaneval": "humanevalplus", "mbpp": "mbppplus"}
 
 
@@ -42,6 +49,13 @@ class FollowTestsReport:
     matched_total: dict[str, int] = field(default_factory=dict)
     excluded: list[dict] = field(default_factory=list)          # benchmark, task_id, reason
     n_changed: dict[str, dict[str, int]] = field(default_factory=dict)  # benchmark -> {"changed/exposed": tasks}
+    quality_total: dict[str, int] = field(default_factory=dict)     # benchmark -> tasks sampled
+    quality_kept: dict[str, int] = field(default_factory=dict)
+    quality_excluded: list[dict] = field(default_factory=list)      # benchmark, task_id, reason
+    quality_detection: dict[str, dict[str, float]] = field(default_factory=dict)  # suite -> pool -> percent
+    quality_mutants: dict[str, int] = field(default_factory=dict)   # generated, equivalent, undetermined, live
+    quality_settings: dict[str, float] = field(default_factory=dict)
+    quality_tasks: int | None = STUDY_QUALITY_TASKS                  # the sample size asked for
     isolation: str = ""
     timings: dict[str, float] = field(default_factory=dict)
     nbytes: dict[str, dict[str, int]] = field(default_factory=dict)
@@ -58,9 +72,24 @@ class FollowTestsReport:
         reasons = Counter((e["benchmark"], e["reason"]) for e in self.excluded)
         for (b, r), n in sorted(reasons.items()):
             lines.append(f"    excluded {b}: {n} x {r}")
+        for b in self.quality_total:
+            lines.append(f"  quality {b}: kept {self.quality_kept.get(b, 0)} of {self.quality_total[b]} tasks")
+        for r, n in sorted(Counter(_reason_kind(e["reason"]) for e in self.quality_excluded).items()):
+            lines.append(f"    excluded: {n} x {r}")
+        if self.quality_detection:
+            from ..followtests.quality import STUDY_DETECTION
+            lines.append("  quality detection % (selection / validation pool; study, validation: "
+                         + ", ".join(f"{k} {v}" for k, v in STUDY_DETECTION.items()) + ")")
+            for suite, d in self.quality_detection.items():
+                lines.append(f"    {suite:<7} {d['selection']:5.1f} / {d['validation']:5.1f}")
         if self.timings:
             lines.append("  time: " + ", ".join(f"{k} {v:.1f}s" for k, v in self.timings.items()))
         return "\n".join(lines)
+
+
+def _reason_kind(reason: str) -> str:
+    """An exclusion reason without its task-specific details, for counting."""
+    return re.sub(r"\d+", "N", re.sub(r"\s*\([^)]*\)", "", reason))
 
 
 def family_rows(instances) -> list[dict]:
@@ -143,19 +172,112 @@ def render_card(report: FollowTestsReport, feats: dict) -> str:
             ex = ["### Excluded tasks\n", "| benchmark | task | reason |", "|---|---|---|"]
             ex += [f"| {e['benchmark']} | {e['task_id']} | {e['reason'].replace('|', '/')} |" for e in report.excluded]
             parts.append("\n".join(ex) + "\n")
+    if "quality" in report.rows:
+        parts.append(_quality_card(report))
+    quality = "" if report.quality_tasks == STUDY_QUALITY_TASKS else \
+        f" --quality-tasks {-1 if report.quality_tasks is None else report.quality_tasks}"
     parts.append("## Reproduce\n\n```bash\nspecdefects build follow-tests --out DIR --seed "
                  f"{report.seed}" + (" --benchmarks " + " ".join(report.benchmarks) if report.benchmarks else "")
-                 + "\n```\n")
+                 + quality + "\n```\n")
     return "\n".join(parts)
+
+
+def _quality_card(report: FollowTestsReport) -> str:
+    from ..followtests.quality import STUDY_DETECTION
+    st = report.quality_settings
+    kept, total = sum(report.quality_kept.values()), sum(report.quality_total.values())
+    lines = ["## Test-suite quality\n",
+             f"{kept} of {total} tasks kept ("
+             + ", ".join(f"{b}: {report.quality_kept.get(b, 0)} of {n}" for b, n in report.quality_total.items())
+             + "). Mean share of mutants detected by each three-test suite, in percent:\n",
+             "| suite | selection pool | validation pool | study (validation) | mean assertion chars |",
+             "|---|---:|---:|---:|---:|"]
+    for suite, d in report.quality_detection.items():
+        lines.append(f"| {suite} | {d['selection']:.1f} | {d['validation']:.1f} | {STUDY_DETECTION[suite]:.1f} | "
+                     f"{d['assertion_chars']:.1f} |")
+    m = report.quality_mutants
+    lines.append(
+        f"\nMutants: {m.get('generated', 0)} single-edit mutants of the kept tasks' references (at most "
+        f"{st.get('max_mutants', '')} per task; operator families arithmetic, comparison, boolean, constant, slice, "
+        f"return, statement), {m.get('equivalent', 0)} killed by no candidate input (equivalent-looking, dropped), "
+        f"{m.get('undetermined', 0)} whose run did not finish (dropped), {m.get('live', 0)} live. Per task the live "
+        "mutants' operator families are split, in a seeded order, between a *selection* pool (used to choose the "
+        "suites) and a *validation* pool (only measured), balancing mutant counts.\n\n"
+        f"Inputs (seeded): a candidate pool of up to {st.get('n_candidates', '')} inputs of at most "
+        f"{st.get('max_input_chars', '')} characters (the reference must return within "
+        f"{st.get('max_reference_cpu_s', '')} s CPU with an assertion of at most {st.get('max_assert_chars', '')} "
+        f"characters), a development pool of {st.get('n_development', '')} inputs (never shown, never scored) and up "
+        f"to {st.get('max_heldout', '')} held-out inputs whose values are in neither pool (`heldout_tests`, outputs "
+        f"from the reference within {st.get('heldout_cpu_s', '')} s CPU each). `random` is a seeded sample of three "
+        "candidates; `high` and `low` are chosen among all three-test suites whose total assertion length L' is "
+        f"within max({st.get('length_tolerance', '')} x L, {st.get('min_tolerance_chars', '')}) characters of the "
+        "random suite's length L: `high` detects the most selection-pool mutants, `low` the fewest among suites "
+        "whose every test detects at least one (a test that detects nothing does not test this code). Rows: condition `suite_high` / "
+        "`suite_low` / `suite_random` with the `matched` fields (prompt as in `correct_io`) plus `suite`, "
+        "`selection_detection`, `validation_detection`, the pool sizes and families, and `assertion_chars`. Every "
+        "program ran in the sandbox, each call under a CPU-time limit.\n")
+    if report.quality_excluded:
+        lines += ["### Tasks left out of `quality`\n", "| benchmark | task | reason |", "|---|---|---|"]
+        lines += [f"| {e['benchmark']} | {e['task_id']} | {e['reason'].replace('|', '/')} |"
+                  for e in report.quality_excluded]
+    return "\n".join(lines) + "\n"
+
+
+def _build_quality(report: FollowTestsReport, tasks: list, out: Path, feats: dict, seed: int,
+                   workers: int | None, progress: bool) -> None:
+    from datasets import Dataset
+
+    from ..followtests import quality as q
+    stages: dict[str, float] = {}
+    kept, excluded = q.build_quality(tasks, seed=seed, workers=workers, progress=progress, timings=stages)
+    report.timings.update({f"quality_{k}": v for k, v in stages.items()})
+    report.quality_total = dict(Counter(t.benchmark for t in tasks))
+    report.quality_kept = {b: sum(1 for k in kept if k.task.benchmark == b) for b in report.quality_total}
+    report.quality_excluded = [e.to_dict() for e in excluded]
+    report.quality_detection = q.detection_table(kept) if kept else {}
+    report.quality_mutants = {"generated": sum(k.n_generated for k in kept),
+                              "equivalent": sum(k.n_equivalent for k in kept),
+                              "undetermined": sum(k.n_undetermined for k in kept),
+                              "live": sum(len(k.mutants) for k in kept)}
+    report.quality_settings = {
+        "max_mutants": q.MAX_MUTANTS, "n_candidates": q.MAX_CANDIDATES, "n_development": q.N_DEVELOPMENT,
+        "max_heldout": q.MAX_HELDOUT, "max_input_chars": q.MAX_INPUT_CHARS, "max_assert_chars": q.MAX_ASSERT_CHARS,
+        "max_reference_cpu_s": q.MAX_REFERENCE_CPU_S, "heldout_cpu_s": q.HELDOUT_CPU_S,
+        "mutant_cpu_floor_s": q.MUTANT_CPU_FLOOR_S, "mutant_cpu_factor": q.MUTANT_CPU_FACTOR,
+        "length_tolerance": q.LENGTH_TOLERANCE, "min_tolerance_chars": q.MIN_TOLERANCE_CHARS}
+    path = parquet_path(out, "quality", BENCHMARK_SPLIT)
+    rows = q.quality_rows(kept)
+    if not rows:
+        path.unlink(missing_ok=True)
+        return
+    feats["quality"] = q.quality_features()
+    ds = Dataset.from_list(rows, features=feats["quality"])
+    _write_parquet_atomic(ds, path)
+    report.rows["quality"] = {BENCHMARK_SPLIT: len(rows)}
+    report.nbytes["quality"] = {BENCHMARK_SPLIT: int(ds.data.nbytes)}
+
+
+def quality_sample(loaded: dict[str, list], n: int | None, seed: int) -> list:
+    """The study's task set: a seeded sample of ``n`` HumanEval+ / MBPP+ tasks (all when
+    fewer are loaded or ``n`` is None), in load order."""
+    from ..followtests.quality import QUALITY_BENCHMARKS
+    pool = [t for b in QUALITY_BENCHMARKS for t in loaded.get(b, [])]
+    if n is None or len(pool) <= n:
+        return pool
+    keep = set(random.Random(f"{seed}:quality-tasks").sample(range(len(pool)), n))
+    return [t for i, t in enumerate(pool) if i in keep]
 
 
 def build_follow_tests(out: str | os.PathLike, benchmarks: Sequence[str] = ("humanevalplus", "mbppplus",
                                                                             "livecodebench"),
                        sources: dict[str, str] | None = None, seed: int = 0, workers: int | None = None,
                        limit: int | None = None, progress: bool = True, write_card: bool = True,
-                       load_options: dict[str, dict] | None = None) -> FollowTestsReport:
+                       load_options: dict[str, dict] | None = None,
+                       quality_tasks: int | None = STUDY_QUALITY_TASKS) -> FollowTestsReport:
     """Build the follow-tests dataset under ``out``. ``benchmarks`` (may be empty: families
-    only) take aliases humaneval -> humanevalplus, mbpp -> mbppplus. Raises BuildError."""
+    only) take aliases humaneval -> humanevalplus, mbpp -> mbppplus. ``quality_tasks``: size
+    of the seeded HumanEval+ / MBPP+ sample for the ``quality`` config (the study: 180; None:
+    every loaded task; 0: no ``quality`` config). Raises BuildError."""
     from datasets import Dataset
 
     from ..benchmarks import DEFAULT_SOURCES
@@ -174,7 +296,9 @@ def build_follow_tests(out: str | os.PathLike, benchmarks: Sequence[str] = ("hum
             raise BuildError(f"--source given for {b!r}, which is not among the requested benchmarks")
     if workers is not None and workers < 1:
         raise BuildError("workers must be at least 1")
-    report = FollowTestsReport(out=str(out), seed=seed, benchmarks=benchmarks,
+    if quality_tasks is not None and quality_tasks < 0:
+        raise BuildError("quality_tasks must be 0 (no quality config), a positive number or None (all tasks)")
+    report = FollowTestsReport(out=str(out), seed=seed, benchmarks=benchmarks, quality_tasks=quality_tasks,
                                sources={b: str(sources.get(b) or DEFAULT_SOURCES.get(b, "default"))
                                         for b in benchmarks})
     out = Path(out)
@@ -219,6 +343,13 @@ def build_follow_tests(out: str | os.PathLike, benchmarks: Sequence[str] = ("hum
         report.timings["matched"] = round(time.perf_counter() - t0, 2)
     else:
         parquet_path(out, "matched", BENCHMARK_SPLIT).unlink(missing_ok=True)
+    picked = quality_sample(loaded, quality_tasks, seed) if quality_tasks != 0 else []
+    if picked:
+        t0 = time.perf_counter()
+        _build_quality(report, picked, out, feats, seed, workers, progress)
+        report.timings["quality"] = round(time.perf_counter() - t0, 2)
+    else:
+        parquet_path(out, "quality", BENCHMARK_SPLIT).unlink(missing_ok=True)
     from ..execution import get_sandbox
     try:
         report.isolation = get_sandbox("auto").isolation

@@ -81,13 +81,19 @@ class Call:
 
 @dataclass
 class Job:
-    """Run ``sources[k]`` on ``inputs`` (argument-list literals) with ``limits`` (CPU seconds
-    per input), for every ``k`` in ``versions``."""
+    """Run every ``sources[k]`` (``k`` in ``versions``, default all) on ``inputs``
+    (argument-list literals) with ``limits`` (CPU seconds per input)."""
     task: Task                      # the task the function belongs to (entry point, ids)
     sources: list[str]
     inputs: list[str]
     limits: list[float]
-    versions: list[int]
+    versions: list[int] | None = None
+
+    def __post_init__(self) -> None:
+        if len(self.inputs) != len(self.limits):
+            raise ValueError(f"{self.task.task_id}: {len(self.inputs)} inputs but {len(self.limits)} limits")
+        if self.versions is None:
+            self.versions = list(range(len(self.sources)))
 
 
 def guard_program(sources: Sequence[str], entry_point: str) -> str:

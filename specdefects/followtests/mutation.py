@@ -158,8 +158,8 @@ _Edit = tuple[str, str, int, int, str]  # family, kind, start, end, replacement
 
 
 def _booleanish(node: ast.AST) -> bool:
-    return (isinstance(node, (ast.Compare, ast.BoolOp)) or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not))
-            or (isinstance(node, ast.Constant) and isinstance(node.value, bool)))
+    return (isinstance(node, (ast.Compare, ast.BoolOp))
+            or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)))
 
 
 def _bump(text: str, node: ast.AST, delta: int) -> str:

@@ -215,11 +215,12 @@ def _assertion(entry_point: str, x: str, out: str) -> str:
 def build_quality(tasks: Iterable[Task], seed: int = 0, sandbox=None, workers: int | None = None,
                   limits: Limits | None = None, max_mutants: int = MAX_MUTANTS, n_candidates: int = MAX_CANDIDATES,
                   n_development: int = N_DEVELOPMENT, max_heldout: int | None = MAX_HELDOUT,
-                  progress: bool = False, timings: dict[str, float] | None = None
+                  progress: bool = False, timings: dict[str, float] | None = None, batch: bool = True
                   ) -> tuple[list[QualityTask], list[Exclusion]]:
     """Quality tasks (pools, kill matrix, three suites) and the excluded tasks with reasons.
     Deterministic for ``seed``. ``timings``, when given, receives seconds per stage.
-    Raises ValueError on arguments that are not tasks."""
+    ``batch=False`` runs each mutant in a program of its own (same results, slower: the
+    benchmark's peer). Raises ValueError on arguments that are not tasks."""
     timings = {} if timings is None else timings
     t0 = time.perf_counter()
     tasks = list(tasks)
@@ -242,7 +243,7 @@ def build_quality(tasks: Iterable[Task], seed: int = 0, sandbox=None, workers: i
     # the reference, timed, on the candidates and on the held-out inputs: one program per task
     t0 = time.perf_counter()
     jobs = [Job(task=qt.task, sources=[qt.task.reference], inputs=qt.candidates + [c.input for c in qt.heldout_tests],
-                limits=[REFERENCE_CPU_S] * len(qt.candidates) + [HELDOUT_CPU_S] * len(qt.heldout_tests), versions=[0])
+                limits=[REFERENCE_CPU_S] * len(qt.candidates) + [HELDOUT_CPU_S] * len(qt.heldout_tests))
             for qt, _ in staged]
     ref_runs = run_versions(jobs, lim, sandbox=sandbox, workers=workers, progress=progress)
     ready: list[tuple[QualityTask, list[CodeMutant], list[float]]] = []
@@ -256,11 +257,17 @@ def build_quality(tasks: Iterable[Task], seed: int = 0, sandbox=None, workers: i
 
     # every mutant on the valid candidates: one program per task (a cut-off one is rerun alone)
     t0 = time.perf_counter()
-    jobs = [Job(task=qt.task, sources=[m.source for m in mutants], inputs=[qt.candidates[i] for i in qt.valid],
-                limits=[round(max(MUTANT_CPU_FLOOR_S, MUTANT_CPU_FACTOR * c), 4) for c in cpu],
-                versions=list(range(len(mutants))))
-            for qt, mutants, cpu in ready]
-    runs = run_versions(jobs, lim, sandbox=sandbox, workers=workers, progress=progress)
+    jobs, owner = [], []
+    for n, (qt, mutants, cpu) in enumerate(ready):
+        sources, inputs = [m.source for m in mutants], [qt.candidates[i] for i in qt.valid]
+        mlims = [round(max(MUTANT_CPU_FLOOR_S, MUTANT_CPU_FACTOR * c), 4) for c in cpu]
+        groups = [list(range(len(sources)))] if batch else [[k] for k in range(len(sources))]
+        for ks in groups:
+            jobs.append(Job(task=qt.task, sources=[sources[k] for k in ks], inputs=inputs, limits=mlims))
+            owner.append((n, ks))
+    runs: list[dict] = [{} for _ in ready]
+    for (n, ks), got in zip(owner, run_versions(jobs, lim, sandbox=sandbox, workers=workers, progress=progress)):
+        runs[n].update({ks[j]: calls for j, calls in got.items()})
     timings["mutants"] = round(time.perf_counter() - t0, 2)
     kept: list[QualityTask] = []
     for (qt, mutants, _), got in zip(ready, runs):
