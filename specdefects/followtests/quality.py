@@ -5,20 +5,21 @@ Per task (HumanEval+ / MBPP+: a reference and many inputs):
 1. **Mutants**: single-edit mutants of the reference (:mod:`.mutation`), at most
    ``max_mutants``, each tagged with its operator family.
 2. **Pools of inputs** (the task's distinct inputs, seeded shuffle): the *candidate* pool (up
-   to ``n_candidates`` inputs of at most ``MAX_INPUT_CHARS`` characters), the *development*
-   pool (the next ``n_development``; never shown, never scored) and the *held-out* evaluation
-   inputs (every other input whose value is in neither pool, at most ``max_heldout`` of them,
-   seeded sample; expected outputs from the reference in the sandbox).
-3. **Kill matrix**, in the sandbox: the reference and every mutant run once each on all
-   candidate inputs through a guard that calls the entry point per input under a CPU-time
-   limit (``ITIMER_PROF``) and reports ``(tag, value, cpu seconds)``: ``ok``, ``raised`` or
-   ``timeout``. The reference's limit is ``REFERENCE_CPU_S``; a candidate on which it fails,
-   runs out of time or whose assertion is longer than ``MAX_ASSERT_CHARS`` is dropped. A
-   mutant's limit per input is ``max(MUTANT_CPU_FLOOR_S, MUTANT_CPU_FACTOR x`` the reference's
-   time). A mutant is *killed* by an input when its tag or value differs from the reference's
-   (``values_equal`` with the task's ``atol``). A run that does not reach the end sentinel
-   (whole-program timeout, crash) leaves its mutant *undetermined*: dropped, counted. Mutants
-   no candidate kills are *equivalent-looking*: dropped, counted.
+   to ``n_candidates`` argument lists of at most ``MAX_INPUT_CHARS`` characters, distinct in
+   value), the *development* pool (the next ``n_development``; never shown, never scored) and
+   the *held-out* evaluation inputs (the next ones whose value is in neither pool, at most
+   ``max_heldout``).
+3. **Runs**, in the sandbox (:mod:`.kills`: one guarded program per task, each call under a
+   CPU-time limit, reporting ``ok`` + value, ``raised`` or ``timeout``). The reference runs on
+   the candidates (``REFERENCE_CPU_S`` each) and the held-out inputs (``HELDOUT_CPU_S`` each):
+   a candidate is *valid* when the reference returns within ``MAX_REFERENCE_CPU_S`` and its
+   assertion has at most ``MAX_ASSERT_CHARS`` characters; a held-out input is kept, with the
+   reference's output, when the reference returns in time. Every mutant then runs on the valid
+   candidates with ``max(MUTANT_CPU_FLOOR_S, MUTANT_CPU_FACTOR x`` the reference's time) per
+   input. The **kill matrix**: an input kills a mutant when the mutant raises, times out or
+   returns a value that differs from the reference's (``values_equal`` with the task's
+   ``atol``). A mutant whose run was cut off (even when rerun alone) is *undetermined*;
+   mutants no candidate kills are *equivalent-looking*; both are dropped and counted.
 4. **Pools of mutants**: the live mutants' operator families, in a seeded order, go one by one
    to whichever pool holds fewer mutants so far (selection first on ties); a task with live
    mutants from a single family is excluded.
@@ -71,6 +72,7 @@ MUTANT_CPU_FLOOR_S = 0.01
 MUTANT_CPU_FACTOR = 10.0
 QUALITY_BENCHMARKS = ("humanevalplus", "mbppplus")
 STUDY_DETECTION = {"high": 92.3, "low": 62.0, "random": 91.3}  # percent, validation pool
+
 
 @dataclass
 class Suite:
