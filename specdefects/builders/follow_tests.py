@@ -297,7 +297,8 @@ def build_follow_tests(out: str | os.PathLike, benchmarks: Sequence[str] = ("hum
     if workers is not None and workers < 1:
         raise BuildError("workers must be at least 1")
     if quality_tasks is not None and quality_tasks < 0:
-        raise BuildError("quality_tasks must be 0 (no quality config), a positive number or None (all tasks)")
+        raise BuildError("quality_tasks must be a positive sample size, 0 (no quality config) or None "
+                         "(every task; -1 on the command line)")
     report = FollowTestsReport(out=str(out), seed=seed, benchmarks=benchmarks, quality_tasks=quality_tasks,
                                sources={b: str(sources.get(b) or DEFAULT_SOURCES.get(b, "default"))
                                         for b in benchmarks})
