@@ -13,6 +13,7 @@ import pytest
 
 pytest.importorskip("lm_eval")
 
+from heplus_fixture import write_heplus_fixture  # noqa: E402
 from lmeval_run import BASE_ENV, BIN, results_of, run_eval, samples_of, scores  # noqa: E402
 
 from specdefects.lmeval import SpecDefectsDataError, tasks_dir  # noqa: E402
@@ -26,8 +27,10 @@ FOLLOW_ENV = "SPECDEFECTS_FOLLOW_DATA"
 @pytest.fixture(scope="session")
 def follow_data(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("follow-tests")
+    heplus = write_heplus_fixture(out.parent / "HumanEvalPlus.jsonl.gz")  # tasks with mutants: the quality config
     r = subprocess.run([str(BIN / "specdefects"), "build", "follow-tests", "--out", str(out), "--benchmarks",
-                        "mbppplus", "livecodebench", "--source", f"mbppplus={FIX / 'mbppplus' / 'MbppPlus.jsonl'}",
+                        "humanevalplus", "mbppplus", "livecodebench", "--source", f"humanevalplus={heplus}",
+                        "--source", f"mbppplus={FIX / 'mbppplus' / 'MbppPlus.jsonl'}",
                         "--source", f"livecodebench={FIX / 'livecodebench' / 'sample.jsonl'}", "--json"],
                        capture_output=True, text=True, timeout=600, env={**os.environ, **BASE_ENV})
     assert r.returncode == 0, r.stderr[-2000:]
@@ -51,7 +54,8 @@ def test_task_layout_is_complete():
 
 def test_reference_model_follows_a_and_never_switches(follow_data, tmp_path):
     r = follow_eval(["--model", "specdefects-reference", "--tasks",
-                     "spec_follow_tests_paired,spec_follow_tests_matched_mbppplus", "--confirm_run_unsafe_code"],
+                     "spec_follow_tests_paired,spec_follow_tests_matched_mbppplus,spec_follow_tests_quality",
+                     "--confirm_run_unsafe_code"],
                     follow_data, tmp_path)
     assert r.returncode == 0, r.stderr[-3000:]
     res = results_of(tmp_path)
@@ -63,6 +67,11 @@ def test_reference_model_follows_a_and_never_switches(follow_data, tmp_path):
         assert metric(res, paired, name) == 0.0, name
     for cond in ("nl_only", "correct_io", "wrong_io", "inputs_only"):
         assert metric(res, f"spec_follow_tests_matched_mbppplus_{cond}", "pass@1") == 1.0, cond
+    for suite in ("high", "low", "random"):
+        task = f"spec_follow_tests_quality_{suite}"
+        assert res[task]["sample_len"] == 3 and metric(res, task, "pass@1") == 1.0, suite
+        doc = samples_of(tmp_path, task)[0]["doc"]
+        assert doc["suite"] == suite and len(doc["example_inputs"]) == 3 and doc["prompt"].count("assert ") == 3
     # each paired sample carries the per-generation row the aggregations used
     s = samples_of(tmp_path, paired)[0]
     row = s["switching"][0]
@@ -76,6 +85,8 @@ def test_reference_model_follows_a_and_never_switches(follow_data, tmp_path):
     t2 = (tmp_path / "report" / "table2_follow.md").read_text()
     row = next(line for line in t2.splitlines() if "specdefects-reference" in line)
     assert row.endswith("| 0.0 [0.0, 0.0] |") and row.count("100.0") == 4, t2
+    quality = (tmp_path / "report" / "quality_follow.md").read_text()
+    assert "| specdefects-reference | 100.0 | 100.0 | 100.0 | +0.0 [+0.0, +0.0] (p=1) |" in quality, quality
     t4 = (tmp_path / "report" / "table4_follow.md").read_text()
     assert "| specdefects-reference | MBPP+ | 100.0 | 100.0 | 100.0 | 100.0 | +0.0 [+0.0, +0.0] (p=1) |" in t4
     from specdefects.leaderboard.results import make_summary
