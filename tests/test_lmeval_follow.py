@@ -96,10 +96,12 @@ def test_reference_model_follows_a_and_never_switches(follow_data, tmp_path):
 
 
 def test_model_that_follows_the_shown_rule_switches_every_time(follow_data, tmp_path):
+    # the first 24 documents: 4 whole instances (6 conditions each); the reference run above covers all 720
     r = follow_eval(["--model", "specdefects-reference", "--model_args", "answer=follow", "--tasks",
-                     "spec_follow_tests_paired", "--confirm_run_unsafe_code"], follow_data, tmp_path)
+                     "spec_follow_tests_paired", "--limit", "24", "--confirm_run_unsafe_code"], follow_data, tmp_path)
     assert r.returncode == 0, r.stderr[-3000:]
     res = results_of(tmp_path)
+    assert res["spec_follow_tests_paired"]["sample_len"] == 24
     for name in ("switching", "switching_ci_low", "switching_ci_high", "tests_a_adherence", "tests_b_adherence",
                  "explicit_a_adherence", "explicit_b_adherence"):
         assert metric(res, "spec_follow_tests_paired", name) == 1.0, name
