@@ -1,4 +1,6 @@
-"""SpecValidator: train (probe, briefly), resume, evaluate, check, baselines, push to a fake Hub.
+"""SpecValidator on a backbone: train (MiniLM probe, briefly), resume, evaluate, check, baselines,
+push to a fake Hub. (The CPU default, the hybrid detector, is in test_validator_hybrid.py; LoRA in
+test_validator_lora.py.)
 
 Everything runs offline on the embedded all-MiniLM-L6-v2 with a small HumanEval build (60 tasks,
 no invariance check) and short token limits, to keep the module quick on 2 loaded cores."""
@@ -25,7 +27,7 @@ from fake_hub import fake_hub_fixture  # noqa: E402
 
 fake_hub = fake_hub_fixture(token="hf_fake")  # the push test's local Hub (model repos)
 
-FAST = ["--max-length", "48", "--epochs", "3", "--seeds", "42", "--warmup-steps", "5"]
+FAST = ["--regime", "probe", "--max-length", "48", "--epochs", "3", "--seeds", "42", "--warmup-steps", "5"]
 
 
 @pytest.fixture(scope="module")

@@ -11,9 +11,9 @@ format defects), ``evaluate`` (Table 5, confusion and t-SNE figures, real defect
 constraints), ``check``, ``push`` (model card + Hub)."""
 
 from .errors import ValidatorError
-from .model import LABELS, Detector, latest_path
+from .model import LABELS, Detector, latest_path, load_detector
 
-__all__ = ["LABELS", "Detector", "ValidatorError", "latest_path", "check_texts"]
+__all__ = ["LABELS", "Detector", "ValidatorError", "latest_path", "load_detector", "check_texts"]
 
 
 def __getattr__(name):  # heavy modules on demand

@@ -94,8 +94,8 @@ def check_texts(texts: list[str], model: str | None = None, detector=None, batch
     from .evidence import evidence, summarize
     notes = [validate_text(t) for t in texts]
     if detector is None:
-        from .model import Detector
-        detector = Detector.load(resolve_model(model))
+        from .model import load_detector
+        detector = load_detector(resolve_model(model))
     probs = detector.predict_proba(texts, batch_size=batch_size)
     out = []
     for t, p, n in zip(texts, probs, notes):

@@ -23,26 +23,29 @@ def add_validator_parser(sub) -> None:
                        description="Train, evaluate and publish SpecValidator, the clean/LV/US/SF classifier.")
     vsub = p.add_subparsers(dest="validator_command", metavar="ACTION")
 
-    t = vsub.add_parser("train", help="train the detector (probe / LoRA / full) under accelerate",
+    t = vsub.add_parser("train", help="train the detector (hybrid on CPU; probe / LoRA / full on a backbone)",
                         formatter_class=argparse.RawDescriptionHelpFormatter,
                         description="Train on the validator config of a `specdefects build spec-defects` folder (or a "
                                     "Hub dataset id). Defaults are the study's recipe (AdamW lr 2e-4, weight decay "
                                     "1e-4, cosine, 100 warm-up steps, effective batch 16, early stopping patience 4 "
-                                    "on validation macro-F1, seeds 42 and 123456). Backbone: Qwen2.5-Coder-1.5B + "
-                                    "LoRA on a GPU; on CPU the embedded all-MiniLM-L6-v2 with a probe on cached "
-                                    "features. The best detector is copied to $SPECDEFECTS_HOME/validator/latest "
+                                    "on validation macro-F1, seeds 42 and 123456). On a GPU: Qwen2.5-Coder-1.5B + "
+                                    "LoRA. On CPU: the hybrid detector (scikit-learn: TF-IDF word and character "
+                                    "n-grams stacked with evidence features: typos, format breaks, vague words, "
+                                    "deletable constraints; about a minute), or a backbone with --backbone and "
+                                    "--regime probe|lora|full. The best detector is copied to $SPECDEFECTS_HOME/validator/latest "
                                     "(default ~/.cache/specdefects/validator/latest), which `specdefects check` uses.",
                         epilog="several GPUs:\n  accelerate launch -m specdefects.cli validator train --data DIR --out OUT\n"
-                               "quick demo (HumanEval rows, one seed, ~1 minute on CPU):\n"
+                               "quick demo (HumanEval rows, one seed, hybrid detector, well under a minute on CPU):\n"
                                "  specdefects validator train --data DIR --out OUT --quick")
     t.add_argument("--data", required=True, help="a build folder (with validator/) or a Hub dataset id")
     t.add_argument("--out", required=True, help="output folder (checkpoints, metrics.jsonl, model/)")
     t.add_argument("--backbone", default=None,
                    help="any AutoModelForSequenceClassification id or path (default: Qwen/Qwen2.5-Coder-1.5B on "
                         "a GPU, the embedded all-MiniLM-L6-v2 on CPU)")
-    t.add_argument("--regime", choices=["probe", "lora", "full"], default=None,
-                   help="probe: frozen backbone, head trained; lora: r=16 alpha=32 on attention projections; full "
-                        "(default: lora on a GPU, probe on CPU)")
+    t.add_argument("--regime", choices=["hybrid", "probe", "lora", "full"], default=None,
+                   help="hybrid: no backbone, TF-IDF + evidence features (scikit-learn); probe: frozen backbone, "
+                        "head trained; lora: r=16 alpha=32 on attention projections; full (default: lora on a GPU, "
+                        "hybrid on CPU, probe on CPU when --backbone is given)")
     t.add_argument("--lr", type=float, default=None, help="learning rate (default 2e-4; probe on CPU: 2e-3)")
     t.add_argument("--weight-decay", type=float, default=1e-4)
     t.add_argument("--warmup-steps", type=int, default=100)
@@ -54,12 +57,13 @@ def add_validator_parser(sub) -> None:
     t.add_argument("--seeds", type=int, nargs="+", default=[42, 123456], help="seeds; test scores are averaged")
     t.add_argument("--max-length", type=int, default=256, help="tokens per description (default 256)")
     t.add_argument("--max-steps", type=int, default=None,
-                   help="stop after N optimizer steps (checkpointed; continue with --resume)")
+                   help="stop after N optimizer steps (checkpointed; continue with --resume); probe/lora/full")
     t.add_argument("--save-every", type=int, default=200, help="checkpoint every N optimizer steps too")
     t.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
     t.add_argument("--benchmarks", nargs="+", default=None, help="only rows of these benchmarks")
     t.add_argument("--quick", action="store_true",
-                   help="demo mode: HumanEval rows only, one seed (42), probe, at most 30 epochs")
+                   help="demo mode: HumanEval rows only, one seed (42), the hybrid detector (a probe, at most 30 "
+                        "epochs, when --backbone is given)")
     t.add_argument("--no-publish", action="store_true", help="do not copy the detector to the 'latest' location")
     t.add_argument("--json", action="store_true", help="print the results as JSON (no progress bars)")
     t.set_defaults(func=cmd_validator_train)
@@ -127,7 +131,7 @@ def cmd_validator_train(args) -> int:
     regime = args.regime
     seeds, benchmarks, epochs = tuple(args.seeds), args.benchmarks, args.epochs
     if args.quick:
-        regime = regime or "probe"
+        regime = regime or ("probe" if args.backbone else "hybrid")
         seeds = (42,) if args.seeds == [42, 123456] else seeds
         benchmarks = benchmarks or ["humaneval"]
         epochs = epochs or 30
@@ -151,11 +155,13 @@ def cmd_validator_train(args) -> int:
     if args.json:
         print(json.dumps(res, indent=2, default=str))
         return 0
-    print(f"trained {res['regime']} on {res['backbone']} ({len(res['seeds'])} seed(s), {res['train_seconds']:.0f} s, "
+    on = "" if res["regime"] == "hybrid" else f" on {res['backbone']}"
+    print(f"trained {res['regime']}{on} ({len(res['seeds'])} seed(s), {res['train_seconds']:.0f} s, "
           f"{res['trainable_pct']:.4g}% trainable)")
     for r in res["runs"]:
         t = r.get("test") or {}
-        print(f"  seed {r['seed']}: best epoch {r['best_epoch']}/{r['epochs_run']}, validation F1 "
+        epochs = "" if res["regime"] == "hybrid" else f" best epoch {r['best_epoch']}/{r['epochs_run']},"
+        print(f"  seed {r['seed']}:{epochs} validation F1 "
               f"{r['best_validation']['f1']:.3f}" + (f", test F1 {t['f1']:.3f} MCC {t['mcc']:.3f}" if t else ""))
     if res.get("mean_test"):
         m = res["mean_test"]
@@ -169,7 +175,7 @@ def probe_default_lr(cfg) -> float:
     """2e-4 (the study's recipe) except for a probe on CPU, whose head on cached features needs 2e-3
     to converge within the epochs early stopping allows."""
     from .model import has_cuda
-    regime = cfg.regime or ("lora" if has_cuda() else "probe")
+    regime = cfg.regime or ("lora" if has_cuda() else "probe" if cfg.backbone else "hybrid")
     return 2e-3 if regime == "probe" and not has_cuda() else 2e-4
 
 

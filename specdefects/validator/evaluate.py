@@ -19,8 +19,9 @@ from typing import Sequence
 
 from .data import load_validator
 from .errors import ValidatorError
-from .model import LABELS, Detector, read_meta
+from .model import LABELS, load_detector, read_meta
 
+HYBRID_NAME = "TF-IDF + evidence features (stacked LR)"
 TABLE_COLUMNS = ("classifier", "trainable_pct", "accuracy", "precision", "recall", "f1", "mcc")
 
 
@@ -43,6 +44,8 @@ def detector_name(folder: str) -> str:
     meta = read_meta(folder)
     if not meta:
         return Path(folder).name or folder
+    if meta.get("regime") == "hybrid":
+        return HYBRID_NAME
     bb = Path(str(meta.get("backbone", "model"))).name
     if bb == "model" and "minilm" in str(meta.get("backbone", "")).lower():
         bb = "all-MiniLM-L6-v2"
@@ -86,7 +89,7 @@ def evaluate(models: Sequence[str], data: str, out: str, split: str = "test", tf
         reports, times = [], []
         det = None
         for f in folders:
-            det = Detector.load(f)
+            det = load_detector(f)
             t0 = time.perf_counter()
             pred = det.predict(texts)
             times.append(time.perf_counter() - t0)
@@ -218,7 +221,7 @@ def tsne_png(X, labels: Sequence[str], path: Path, seed: int = 0, title: str = "
     plt.close(fig)
 
 
-def flag_real_defects(det: Detector, split_rows: dict) -> list[dict]:
+def flag_real_defects(det, split_rows: dict) -> list[dict]:
     """Clean originals the detector calls defective, most confident first, with evidence."""
     from .evidence import evidence, summarize
     idx = [i for i, y in enumerate(split_rows["label"]) if y == "clean"]

@@ -165,6 +165,36 @@ def read_meta(folder: str | os.PathLike) -> dict:
         return {}
 
 
+def load_detector(path: str | os.PathLike, device: str | None = None):
+    """A detector folder or Hub id -> a loaded detector: :class:`.hybrid.HybridDetector` for a
+    hybrid folder (scikit-learn only: torch is not imported), else :class:`Detector`."""
+    from .hybrid import HybridDetector, is_hybrid_folder
+    p = str(path)
+    local = Path(p).expanduser()
+    if local.exists():
+        return HybridDetector.load(local) if is_hybrid_folder(local) else Detector.load(local, device)
+    folder = _hub_hybrid_folder(p)
+    if folder is not None:
+        return HybridDetector.load(folder)
+    return Detector.load(p, device)
+
+
+def _hub_hybrid_folder(repo_id: str) -> Path | None:
+    """The downloaded snapshot of a Hub repo that holds a hybrid detector, or None (not a Hub id,
+    not reachable, or a transformers model: the transformers loader then says what is wrong)."""
+    from .hybrid import ARRAYS_FILE, HYBRID_FILE
+    if repo_id.count("/") != 1 or repo_id.startswith((".", "/", "~")):
+        return None
+    try:
+        from huggingface_hub import hf_hub_download, snapshot_download
+        endpoint = os.environ.get("HF_ENDPOINT") or None  # as `validator push` does
+        hf_hub_download(repo_id, HYBRID_FILE, endpoint=endpoint)
+        return Path(snapshot_download(repo_id, endpoint=endpoint,
+                                      allow_patterns=[HYBRID_FILE, ARRAYS_FILE, META_FILE, "config.json"]))
+    except Exception:
+        return None
+
+
 class Detector:
     """A loaded detector: ``predict(texts)`` -> class probabilities (rows in :data:`LABELS` order)."""
 

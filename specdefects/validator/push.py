@@ -1,5 +1,6 @@
-"""Model card and Hub push of a detector folder (merged weights: loads with
-``transformers.pipeline("text-classification", model=...)``)."""
+"""Model card and Hub push of a detector folder: a transformers detector (LoRA already merged into
+the weights: loads with ``transformers.pipeline("text-classification", model=...)``) or a hybrid
+detector (scikit-learn arrays: loads with ``specdefects check --model REPO_ID``)."""
 
 from __future__ import annotations
 
@@ -28,6 +29,8 @@ def model_card(folder: str | os.PathLike, repo_id: str | None = None, evaluation
                 f"{test['precision']:.3f} | {test['recall']:.3f} | {test['f1']:.3f} | {test['mcc']:.3f} |\n")
     else:
         rows = "No test scores recorded in this folder.\n"
+    if meta.get("regime") == "hybrid":
+        return _hybrid_card(name, meta, rows)
     return f"""---
 library_name: transformers
 pipeline_tag: text-classification
@@ -124,3 +127,65 @@ def push_detector(folder: str | os.PathLike, repo_id: str, token: str | None = N
         raise ValidatorError(f"push to {repo_id} at {endpoint or 'https://huggingface.co'} failed: "
                              f"{type(e).__name__}: {msg}") from None
     return str(getattr(info, "commit_url", info))
+
+
+def _hybrid_card(name: str, meta: dict, rows: str) -> str:
+    return f"""---
+library_name: scikit-learn
+pipeline_tag: text-classification
+tags:
+- specdefects
+- code
+- requirements-quality
+metrics:
+- accuracy
+- f1
+- matthews_correlation
+---
+
+# SpecValidator (hybrid): {name}
+
+Flags defective programming task descriptions: **clean**, **LV** (lexical vagueness), **US**
+(under-specification) or **SF** (syntax/formatting). Trained with
+[specdefects](https://github.com/) (`specdefects validator train`, the CPU default).
+
+```bash
+pip install specdefects
+specdefects check --model {name} "Write a function to give back the collection of values."
+```
+
+```python
+from specdefects.validator import check_texts
+check_texts(["Write a function to give back the collection of values."], model="{name}")[0]["label"]
+```
+
+This is not a transformers model: the files are a TF-IDF vocabulary and logistic-regression
+coefficients (`hybrid.json`, `hybrid.npz`; loaded without pickle). `label2id`: `{json.dumps(LABEL2ID)}`
+
+## Metrics
+
+{rows}
+## Training
+
+- two logistic regressions: TF-IDF word 1-2-grams and character 2-5-grams -> class probabilities,
+  stacked (out-of-fold, folds grouped by task) with evidence features: likely typos and unknown
+  words, format breaks, vague and precise lexicon words, the under-specification mutator's
+  deletable-constraint patterns, constraint categories pinned down
+- data: the `validator` config of the spec-defects dataset (`{meta.get('data', '?')}`), {meta.get('train_rows', '?')}
+  training rows; split grouped by task (all variants of a task in one split)
+- parameters: {meta.get('trainable_params', '?')}; config: `{json.dumps(meta.get('config', {}), default=str)[:600]}`
+
+## Intended use
+
+Screening benchmark task descriptions (HumanEval/MBPP-style) for defects before they are used to
+evaluate code models; a pointer to descriptions that deserve a human look, with
+`specdefects check` adding lexical evidence.
+
+## Limitations
+
+- Trained on *synthetic* defects made by rule-based mutators, and some of its features are those
+  mutators' own patterns: real-world defects look different, and a flag on an original description
+  is a hint, not a verdict.
+- English programming descriptions only; text past 20,000 characters is not read.
+- Clean vs US is the hardest pair: a missing constraint leaves no surface trace.
+"""

@@ -1,6 +1,7 @@
-"""Training SpecValidator under ``accelerate``: regimes ``probe`` (frozen backbone, the head
-trained on cached features), ``lora`` (peft LoRA r=16, alpha=32 on the attention projections, head
-trained too) and ``full``.
+"""Training SpecValidator: the ``hybrid`` regime (scikit-learn, no backbone: TF-IDF and evidence
+features, see :mod:`.hybrid`; the CPU default), and under ``accelerate`` the backbone regimes
+``probe`` (frozen backbone, the head trained on cached features), ``lora`` (peft LoRA r=16,
+alpha=32 on the attention projections, head trained too; the GPU default) and ``full``.
 
 The study's recipe is the default: AdamW (lr 2e-4, weight decay 1e-4), cosine schedule with 100
 warm-up steps, effective batch 16 by gradient accumulation, early stopping with patience 4 on
@@ -35,7 +36,8 @@ from .errors import ValidatorError
 from .model import (LABEL2ID, LABELS, LORA_TARGETS, clip, has_cuda, load_backbone, publish_latest, resolve_backbone,
                     save_detector)
 
-REGIMES = ("probe", "lora", "full")
+REGIMES = ("hybrid", "probe", "lora", "full")
+HYBRID_BACKBONE = "none (TF-IDF + evidence features)"
 DEFAULT_SEEDS = (42, 123456)
 
 
@@ -44,7 +46,7 @@ class TrainConfig:
     data: str
     out: str
     backbone: str | None = None         # None: Qwen2.5-Coder-1.5B on a GPU, the embedded MiniLM on CPU
-    regime: str | None = None           # None: lora on a GPU, probe on CPU
+    regime: str | None = None           # None: lora on a GPU; on CPU hybrid, or probe when a backbone is named
     lr: float = 2e-4
     weight_decay: float = 1e-4
     warmup_steps: int = 100
@@ -68,10 +70,16 @@ class TrainConfig:
     def resolved(self) -> "TrainConfig":
         c = TrainConfig(**asdict(self))
         gpu = has_cuda()
-        c.regime = c.regime or ("lora" if gpu else "probe")
+        c.backbone = c.backbone or None
+        c.regime = c.regime or ("lora" if gpu else "probe" if c.backbone else "hybrid")
         if c.regime not in REGIMES:
             raise ValidatorError(f"unknown regime {c.regime!r}; choose from {', '.join(REGIMES)}")
-        c.backbone = c.backbone or None
+        if c.regime == "hybrid" and c.backbone:
+            raise ValidatorError("the hybrid regime has no backbone (TF-IDF + evidence features); drop --backbone "
+                                 "or choose --regime probe, lora or full")
+        if c.regime == "hybrid" and c.max_steps is not None:
+            raise ValidatorError("--max-steps applies to the probe, lora and full regimes; the hybrid detector "
+                                 "trains in one pass (--resume skips the seeds already done)")
         if c.epochs is None:
             c.epochs = 60 if c.regime == "probe" else 6
         if c.micro_batch_size is None:
@@ -136,13 +144,15 @@ def train(config: TrainConfig) -> dict:
     t0 = time.perf_counter()
     runs = []
     for seed in cfg.seeds:
-        runs.append(train_seed(cfg, data, seed, out / f"seed-{seed}"))
+        one = train_hybrid_seed if cfg.regime == "hybrid" else train_seed
+        runs.append(one(cfg, data, seed, out / f"seed-{seed}"))
     best = max(runs, key=lambda r: r["best_validation"]["f1"])
     final = out / "model"
     if final.exists():
         shutil.rmtree(final)
     shutil.copytree(best["model"], final)
-    results = {"regime": cfg.regime, "backbone": resolve_backbone(cfg.backbone), "data": str(cfg.data),
+    backbone = HYBRID_BACKBONE if cfg.regime == "hybrid" else resolve_backbone(cfg.backbone)
+    results = {"regime": cfg.regime, "backbone": backbone, "data": str(cfg.data),
                "seeds": list(cfg.seeds), "runs": runs, "model": str(final), "best_seed": best["seed"],
                "train_seconds": round(time.perf_counter() - t0, 1)}
     for split in ("validation", "test"):
@@ -165,6 +175,47 @@ def train(config: TrainConfig) -> dict:
 
 
 # --------------------------------------------------------------------------- one seed
+
+def train_hybrid_seed(cfg: TrainConfig, data: dict, seed: int, run_dir: Path) -> dict:
+    """The hybrid detector for one seed (its folds are dealt with the seed); same files and result
+    keys as :func:`train_seed` (one "epoch")."""
+    from .hybrid import HybridModel, save_hybrid
+    from .model import load_detector
+
+    done_file = run_dir / "done.json"
+    if cfg.resume and done_file.exists():
+        return json.loads(done_file.read_text())
+    if run_dir.exists():
+        shutil.rmtree(run_dir)
+    run_dir.mkdir(parents=True)
+    t0 = time.perf_counter()
+    tr = data["train"]
+    model = HybridModel(seed=seed).fit(tr["text"], tr["label"], tr["uid"], progress=cfg.progress)
+    train_seconds = time.perf_counter() - t0
+    y_val = data["validation"]["label"]
+    p_val = model.predict_proba(data["validation"]["text"])
+    sc = _scores(y_val, [LABELS[i] for i in p_val.argmax(1)])
+    rec = {"seed": seed, "epoch": 1, "step": 0, "loss": None, "lr": None, "val_f1": sc["f1"], "val_mcc": sc["mcc"],
+           "val_accuracy": sc["accuracy"], "elapsed": round(train_seconds, 2), "timings": model.timings}
+    with (run_dir / "metrics.jsonl").open("a") as f:
+        f.write(json.dumps(rec) + "\n")
+    n = model.n_parameters()
+    meta = {"regime": "hybrid", "backbone": HYBRID_BACKBONE, "seed": seed, "trainable_params": n, "total_params": n,
+            "trainable_pct": 100.0, "labels": list(LABELS), "data": str(cfg.data), "train_rows": len(tr["text"]),
+            "best_epoch": 1, "validation_f1": sc["f1"], "timings": model.timings,
+            "config": {k: v for k, v in asdict(cfg).items() if k not in ("progress",)}}
+    model_dir = save_hybrid(model, run_dir / "model", meta)
+    det = load_detector(model_dir)  # what `check` will load: scored from the saved files
+    result = {"seed": seed, "model": str(model_dir), "epochs_run": 1, "best_epoch": 1, "early_stopped": False,
+              "optimizer_steps": 0, "trainable_params": n, "trainable_pct": 100.0,
+              "train_seconds": round(train_seconds, 1),
+              "wall_seconds_this_call": round(time.perf_counter() - t0, 1),
+              "best_validation": _strip(_scores(y_val, det.predict(data["validation"]["text"])))}
+    if cfg.evaluate_test and data.get("test", {}).get("text"):
+        result["test"] = _strip(_scores(data["test"]["label"], det.predict(data["test"]["text"])))
+    _atomic_json(done_file, result)
+    return result
+
 
 def train_seed(cfg: TrainConfig, data: dict, seed: int, run_dir: Path) -> dict:
     import torch
@@ -347,8 +398,8 @@ def train_seed(cfg: TrainConfig, data: dict, seed: int, run_dir: Path) -> dict:
               "trainable_pct": trainable_pct,
               "train_seconds": round(state["elapsed"], 1),
               "wall_seconds_this_call": round(time.perf_counter() - t_start, 1)}
-    from .model import Detector
-    det = Detector.load(model_dir)
+    from .model import load_detector
+    det = load_detector(model_dir)
     vp = det.predict(data["validation"]["text"])
     result["best_validation"] = _strip(_scores(y_val, vp))
     if cfg.evaluate_test and data.get("test", {}).get("text"):
