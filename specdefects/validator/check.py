@@ -100,7 +100,7 @@ def check_texts(texts: list[str], model: str | None = None, detector=None, batch
     out = []
     for t, p, n in zip(texts, probs, notes):
         lab = LABELS[int(p.argmax())]
-        ev = evidence(t[:MAX_CHARS * 5])
+        ev = evidence(t[:MAX_CHARS * 5], extra_known=getattr(detector, "known_words", frozenset()))
         out.append({"label": lab, "probabilities": {k: round(float(v), 4) for k, v in zip(LABELS, p)},
                     "evidence": ev, "explanation": summarize(ev, lab), "notes": n,
                     "text": t if len(t) <= 300 else t[:297] + "..."})

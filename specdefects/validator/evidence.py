@@ -106,8 +106,12 @@ def vague_words(text: str) -> list[dict]:
     return [{"word": m.group(0), "span": [m.start(), m.end()]} for m in _vague_re().finditer(text)]
 
 
-def typos(text: str, limit: int = 20) -> list[dict]:
+def typos(text: str, limit: int = 20, extra_known=frozenset()) -> list[dict]:
+    """Words one edit away from a known word; ``extra_known``: more words to accept as spelled right
+    (a hybrid detector's words seen in several training tasks)."""
     known, code, out = wordlist(), _code_spans(text), []
+    if extra_known:
+        known = known | frozenset(extra_known)
     for m in WORD.finditer(text):
         w = m.group(1)
         lw = w.lower()
@@ -193,9 +197,9 @@ def unspecified(text: str) -> list[dict]:
     return [{"category": c, "what": CATEGORY_WORDS.get(c, c)} for c in US_CATEGORIES if c not in pinned]
 
 
-def evidence(text: str) -> dict:
+def evidence(text: str, extra_known=frozenset()) -> dict:
     """All the evidence for one description (spans are character offsets into ``text``)."""
-    return {"vague_words": vague_words(text), "typos": typos(text), "format_issues": format_issues(text),
+    return {"vague_words": vague_words(text), "typos": typos(text, extra_known=extra_known), "format_issues": format_issues(text),
             "unspecified": unspecified(text)}
 
 

@@ -4,7 +4,8 @@ Each feature is a count or a flag computed from the text alone (nothing from oth
 nothing leaks between splits), with the same detectors ``specdefects check`` shows as evidence:
 
 * SF: likely typos and unknown words (against the embedded MiniLM vocabulary, see
-  :func:`.evidence.wordlist`), each format rule of :data:`.evidence.FORMAT_RULES`, counts of
+  :func:`.evidence.wordlist`, plus the domain words of the training data, see :func:`corpus_words`),
+  each format rule of :data:`.evidence.FORMAT_RULES`, counts of
   whitespace and punctuation shapes, a missing final full stop, a line break inside a one-line
   request;
 * LV: words on the vague side of the LV lexicon, words on its precise side, and the words that are
@@ -56,8 +57,10 @@ def _known(lw: str, known) -> bool:
             or lw.endswith("ly") and lw[:-2] in known)
 
 
-def _unknown_words(text: str) -> int:
+def _unknown_words(text: str, extra_known=frozenset()) -> int:
     known, code, n = E.wordlist(), E._code_spans(text), 0
+    if extra_known:
+        known = known | extra_known
     for m in _WORD3.finditer(text):
         w = m.group(1)
         if w.isupper() or E._in(code, m.start()) or _known(w.lower(), known):
@@ -81,8 +84,9 @@ def _names() -> tuple[str, ...]:
 FEATURE_NAMES = _names()
 
 
-def text_features(text: str) -> list[float]:
-    """The features of one description, in :data:`FEATURE_NAMES` order."""
+def text_features(text: str, extra_known=frozenset()) -> list[float]:
+    """The features of one description, in :data:`FEATURE_NAMES` order; ``extra_known``: words to
+    accept as spelled right beside the embedded vocabulary (see :func:`corpus_words`)."""
     from ..defects import under_specification as US
 
     words = _WORDS.findall(text)
@@ -93,8 +97,8 @@ def text_features(text: str) -> list[float]:
     f = [math.log1p(len(text)), math.log1p(len(words)), math.log1p(lines), float(lines == 0), float(starts_write),
          float(len(_SENT.findall(text))), float(stripped.endswith(".")), float(stripped[-1:].isalpha()),
          float(not stripped.endswith(".") and not stripped[-1:].isalpha())]
-    ty = len(E.typos(text, limit=50))
-    unk = _unknown_words(text)
+    ty = len(E.typos(text, limit=50, extra_known=extra_known))
+    unk = _unknown_words(text, extra_known)
     f += [ty, ty / nw, unk, unk / nw]
     issues = E.format_issues(text, limit=200)
     f += [sum(1 for x in issues if x["issue"] == n) for n, _ in E.FORMAT_RULES]
@@ -127,12 +131,28 @@ def text_features(text: str) -> list[float]:
     return [float(x) for x in f]
 
 
-def feature_matrix(texts: Sequence[str]):
+def feature_matrix(texts: Sequence[str], extra_known=frozenset()):
     """numpy array (n, len(FEATURE_NAMES)), float32."""
     import numpy as np
     if not texts:
         return np.zeros((0, len(FEATURE_NAMES)), dtype=np.float32)
-    return np.asarray([text_features(t) for t in texts], dtype=np.float32)
+    extra_known = frozenset(extra_known)
+    return np.asarray([text_features(t, extra_known) for t in texts], dtype=np.float32)
+
+
+def corpus_words(texts: Sequence[str], groups: Sequence[str], labels: Sequence[str], min_groups: int = 2) -> list[str]:
+    """Words (3+ letters, lower case) outside the embedded vocabulary that occur in the rows not
+    labelled SF of at least ``min_groups`` different tasks: domain words such as "radians" or
+    "heapq". (SF rows are left out: the same typo of a common word, "funtion", recurs across tasks.)"""
+    seen: dict = {}
+    known = E.wordlist()
+    for t, g, lab in zip(texts, groups, labels):
+        if lab == "SF":
+            continue
+        for w in set(m.group(1).lower() for m in _WORD3.finditer(t)):
+            if w not in known:
+                seen.setdefault(w, set()).add(g)
+    return sorted(w for w, gs in seen.items() if len(gs) >= min_groups)
 
 
 def linearize(X):

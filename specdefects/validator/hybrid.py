@@ -13,7 +13,10 @@ The stacker is trained on *out-of-fold* text-model probabilities: the training r
 row's probabilities come from a text model that never saw its task. Validation and test rows are
 never used to fit anything.
 
-A detector folder holds ``hybrid.json`` (vocabularies, feature names, hyperparameters),
+Words outside the embedded vocabulary that the training descriptions of several tasks use (not
+counting SF rows) are taken as spelled right, so domain words ("radians", "heapq") are not typos.
+
+A detector folder holds ``hybrid.json`` (vocabularies, known words, feature names, hyperparameters),
 ``hybrid.npz`` (idf weights, coefficients, scaler; read with ``allow_pickle=False``: nothing is
 ever unpickled), ``config.json`` (``id2label``/``label2id``) and ``specdefects_validator.json``.
 Loading imports numpy, scipy and scikit-learn's TF-IDF vectorizer only (no torch).
@@ -34,7 +37,7 @@ from .model import LABEL2ID, LABELS, META_FILE, clip
 
 HYBRID_FILE = "hybrid.json"
 ARRAYS_FILE = "hybrid.npz"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 WORD_PARAMS = {"analyzer": "word", "ngram_range": (1, 2), "sublinear_tf": True, "min_df": 2, "lowercase": True}
 CHAR_PARAMS = {"analyzer": "char", "ngram_range": (2, 5), "sublinear_tf": True, "min_df": 2, "lowercase": False}
@@ -94,6 +97,7 @@ class HybridModel:
         self.seed, self.folds, self.c_text, self.c_stack, self.balanced = seed, folds, c_text, c_stack, balanced
         self.word = self.char = self.text = self.stack = None
         self.mean = self.scale = None
+        self.known_words: frozenset = frozenset()
         self.timings: dict = {}
 
     # ------------------------------------------------------------------ fitting
@@ -114,8 +118,9 @@ class HybridModel:
         self.word, self.char = _vectorizer(WORD_PARAMS), _vectorizer(CHAR_PARAMS)
         Xt = self._stack_sparse(self.word.fit_transform(texts), self.char.fit_transform(texts))
         bar.update(1)
-        from .features import feature_matrix
-        dense = feature_matrix(texts)
+        from .features import corpus_words, feature_matrix
+        self.known_words = frozenset(corpus_words(texts, groups.tolist(), labels))
+        dense = feature_matrix(texts, self.known_words)
         self.timings["features_s"] = round(time.perf_counter() - t0, 2)
         bar.update(1)
         t1 = time.perf_counter()
@@ -156,7 +161,7 @@ class HybridModel:
         from .features import feature_matrix
         texts = [clip(t) for t in texts]
         Xt = self._stack_sparse(self.word.transform(texts), self.char.transform(texts))
-        return self._stack_input(self.text.proba(Xt), feature_matrix(texts))
+        return self._stack_input(self.text.proba(Xt), feature_matrix(texts, self.known_words))
 
     def predict_proba(self, texts: Sequence[str]):
         import numpy as np
@@ -173,6 +178,7 @@ class HybridModel:
         spec = {"format_version": FORMAT_VERSION, "labels": list(LABELS), "feature_names": list(FEATURE_NAMES),
                 "word_params": WORD_PARAMS, "char_params": CHAR_PARAMS,
                 "word_vocabulary": _vocab_list(self.word), "char_vocabulary": _vocab_list(self.char),
+                "known_words": sorted(self.known_words),
                 "hyperparameters": {"seed": self.seed, "folds": self.folds, "c_text": self.c_text,
                                     "c_stack": self.c_stack, "balanced": self.balanced}}
         (folder / HYBRID_FILE).write_text(json.dumps(spec))
@@ -211,6 +217,7 @@ class HybridModel:
             m.text = _Linear(a["text_coef"], a["text_intercept"])
             m.stack = _Linear(a["stack_coef"], a["stack_intercept"])
             m.mean, m.scale = a["stack_mean"], a["stack_scale"]
+            m.known_words = frozenset(spec["known_words"])
         except KeyError as e:
             raise ValidatorError(f"{folder}: the hybrid detector lacks {e}") from None
         except (ValueError, TypeError) as e:
@@ -270,6 +277,7 @@ class HybridDetector:
     def __init__(self, model: HybridModel, path: str = "", meta: dict | None = None):
         self.model, self.path, self.meta = model, path, dict(meta or {})
         self.labels = list(LABELS)
+        self.known_words = model.known_words  # `check` shows typos against these too
         self.load_seconds = 0.0
 
     @classmethod
