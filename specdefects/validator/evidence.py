@@ -177,16 +177,24 @@ CATEGORY_WORDS = {
 }
 
 
+@lru_cache(maxsize=2048)
+def us_candidates(text: str) -> tuple:
+    """The US mutator's deletion candidates ``(category, tier, start, end)`` in ``text`` (cached: the
+    hybrid detector's features and the evidence both read them); empty if its patterns fail."""
+    from ..defects.under_specification import candidates
+    try:
+        return tuple(candidates(text))
+    except Exception:  # the mutator's patterns must never stop a check
+        return ()
+
+
 def pinned_categories(text: str) -> list[str]:
     """US categories the description states something about (the US mutator's candidates: what it
     could delete), plus keyword hits of its sentence rules on the first sentence."""
-    from ..defects.under_specification import SENTENCE_RULES, candidates
-    found = set()
-    try:
-        found = {c[0] for c in candidates(text)}
-    except Exception:
-        pass
-    for cat, rx in SENTENCE_RULES[:-1]:  # the last rule (any modal verb) says nothing specific
+    from ..defects import under_specification as us
+    found = {c[0] for c in us_candidates(text)}
+    generic = getattr(us, "GENERIC_SENTENCE_RULES", 1)
+    for cat, rx in us.SENTENCE_RULES[:-generic]:  # the last rules (any "should return", any modal) are generic
         if rx.search(text):
             found.add(cat)
     return [c for c in US_CATEGORIES if c in found]
