@@ -1,7 +1,9 @@
 """The detector as a folder: a ``transformers`` ``AutoModelForSequenceClassification`` (any
 backbone) plus its tokenizer, ``label2id`` in ``config.json`` and our metadata in
 ``specdefects_validator.json``. Anything that loads with
-``transformers.pipeline("text-classification", model=FOLDER)`` is a detector.
+``transformers.pipeline("text-classification", model=FOLDER)`` is a detector; so is a hybrid
+folder (:mod:`.hybrid`: scikit-learn arrays, no backbone). :func:`load_detector` loads either kind,
+from a folder or a Hub id.
 
 Format defects (tabs, doubled spaces, a space before punctuation, line breaks) are invisible to
 most subword tokenizers, which fold all whitespace into one. For backbones with a ``tokenizers``
