@@ -276,7 +276,8 @@ def _handler_for(hub: FakeHub):
 
 def fake_hub_fixture(*, root: str | None = "hub", token: str = "hf_fake_token_for_tests", **hub_kwargs):
     """A pytest fixture (function scope) yielding a started FakeHub that huggingface_hub talks to:
-    Xet and offline mode off, ``HF_TOKEN``/``HF_ENDPOINT`` set and ``constants.ENDPOINT`` patched,
+    Xet and offline mode off, ``HF_TOKEN``/``HF_ENDPOINT`` set and ``constants.ENDPOINT`` and the
+    download URL template patched,
     all undone afterwards. ``root``: a folder under ``tmp_path`` mirroring pushed files (None: none).
 
         fake_hub = fake_hub_fixture()              # in a test module
@@ -291,6 +292,9 @@ def fake_hub_fixture(*, root: str | None = "hub", token: str = "hf_fake_token_fo
         with FakeHub(tmp_path / root if root else None, **hub_kwargs) as hub:
             monkeypatch.setenv("HF_ENDPOINT", hub.url)
             monkeypatch.setattr(constants, "ENDPOINT", hub.url)
+            # downloads build their URL from this template, made from HF_ENDPOINT at import time
+            monkeypatch.setattr(constants, "HUGGINGFACE_CO_URL_TEMPLATE",
+                                hub.url + "/{repo_id}/resolve/{revision}/{filename}")
             yield hub
 
     return _fixture

@@ -189,8 +189,6 @@ def test_quick_mode_trains_the_hybrid(data, tmp_path, monkeypatch):
 def test_push_hybrid_and_check_from_the_hub(hybrid, fake_hub, tmp_path, monkeypatch, capsys):
     from huggingface_hub import constants
     monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hf-cache"))
-    # downloads build their URL from this template, made from HF_ENDPOINT at import time
-    monkeypatch.setattr(constants, "HUGGINGFACE_CO_URL_TEMPLATE", fake_hub.url + "/{repo_id}/resolve/{revision}/{filename}")
     assert main(["validator", "push", "--repo-id", "me/hybrid-validator", "--model", str(hybrid)]) == 0
     files = fake_hub.files("me/hybrid-validator", "model")
     assert {"hybrid.json", "hybrid.npz", "config.json", "README.md"} <= set(files)
