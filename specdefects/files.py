@@ -48,6 +48,22 @@ def replace_dir(src: str | os.PathLike, dest: str | os.PathLike) -> Path:
     return dest
 
 
+@contextlib.contextmanager
+def atomic_dir(path: str | os.PathLike) -> Iterator[Path]:
+    """Yield an empty temporary folder beside ``path``; on success it replaces ``path``
+    (:func:`replace_dir`), on failure it is removed."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
+    try:
+        yield tmp
+        os.chmod(tmp, 0o777 & ~_umask())
+        replace_dir(tmp, path)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
 def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
     with atomic_path(path) as tmp:
         with open(tmp, "w", encoding="utf-8") as f:

@@ -26,8 +26,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import tempfile
 import time
 from pathlib import Path
 from typing import Sequence
@@ -254,21 +252,14 @@ def _vocab_list(vec) -> list[str]:
 
 def save_hybrid(model: HybridModel, out: str | os.PathLike, meta: dict) -> Path:
     """Write a hybrid detector folder atomically (temp folder + rename)."""
-    from ..files import replace_dir
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    try:
+    from ..files import atomic_dir
+    with atomic_dir(out) as tmp:
         model.save(tmp)
         config = {"specdefects_detector": "hybrid", "id2label": {str(i): lab for i, lab in enumerate(LABELS)},
                   "label2id": dict(LABEL2ID)}
         (tmp / "config.json").write_text(json.dumps(config, indent=2))
         (tmp / META_FILE).write_text(json.dumps(meta, indent=2, default=str))
-        replace_dir(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return out
+    return Path(out)
 
 
 class HybridDetector:

@@ -18,12 +18,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
 import time
 from pathlib import Path
 from typing import Sequence
 
-from ..files import replace_dir
 from .errors import ValidatorError
 
 LABELS = ("clean", "LV", "US", "SF")
@@ -133,30 +131,23 @@ def clip(text: str) -> str:
 
 def save_detector(model, tokenizer, out: str | os.PathLike, meta: dict) -> Path:
     """Write a detector folder atomically (temp folder + rename)."""
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    try:
+    from ..files import atomic_dir
+    with atomic_dir(out) as tmp:
         model.config.id2label = dict(enumerate(LABELS))
         model.config.label2id = dict(LABEL2ID)
         model.save_pretrained(tmp)
         tokenizer.save_pretrained(tmp)
         (tmp / META_FILE).write_text(json.dumps(meta, indent=2, default=str))
-        replace_dir(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return out
+    return Path(out)
 
 
 def publish_latest(folder: str | os.PathLike) -> Path:
     """Copy a detector folder to :func:`latest_path` (atomically)."""
+    from ..files import atomic_dir
     dest = latest_path()
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".latest.", dir=dest.parent))
-    shutil.rmtree(tmp)
-    shutil.copytree(folder, tmp)
-    return replace_dir(tmp, dest)
+    with atomic_dir(dest) as tmp:
+        shutil.copytree(folder, tmp, dirs_exist_ok=True)
+    return dest
 
 
 def read_meta(folder: str | os.PathLike) -> dict:
