@@ -41,7 +41,7 @@ def {guard}(k, limit, *args):
     if ns is None:
         ns = {{"__name__": "__candidate__"}}
         try:
-            exec(compile(SOURCES[k], "<version %d>" % k, "exec"), ns)
+            exec(compile(SOURCES[k], "<version %d>" % k, "exec"), ns)  # sandbox-ok: the guard runs in the sandbox
         except BaseException as e:
             ns = {{"load_error": type(e).__name__}}
         _namespaces[k] = ns
