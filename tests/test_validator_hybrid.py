@@ -11,35 +11,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from specdefects.builders import build_spec_defects
 from specdefects.cli import main
 from specdefects.validator import ValidatorError, load_detector
 from specdefects.validator.model import LABELS
 
+from validator_fixtures import data, home  # noqa: F401  (fixtures)
 from fake_hub import fake_hub_fixture
 
 fake_hub = fake_hub_fixture(token="hf_fake")
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture(scope="module")
-def home(tmp_path_factory):
-    h = tmp_path_factory.mktemp("home")
-    old = os.environ.get("SPECDEFECTS_HOME")
-    os.environ["SPECDEFECTS_HOME"] = str(h)
-    yield h
-    if old is None:
-        os.environ.pop("SPECDEFECTS_HOME", None)
-    else:
-        os.environ["SPECDEFECTS_HOME"] = old
-
-
-@pytest.fixture(scope="module")
-def data(tmp_path_factory):
-    out = tmp_path_factory.mktemp("sd")
-    build_spec_defects(out, benchmarks=["humaneval"], seed=0, invariance=False, limit=60, progress=False)
-    return out
 
 
 @pytest.fixture(scope="module")

