@@ -141,7 +141,7 @@ def cmd_build(args) -> int:
         report = build_spec_defects(args.out, benchmarks=args.benchmarks, sources=_parse_sources(args.source),
                                     seed=args.seed, split_strategy=args.split_strategy,
                                     invariance=not args.no_invariance, workers=args.workers, limit=args.limit,
-                                    progress=not args.json)
+                                    progress=not args.json, sample=args.sample)
     except BuildError as e:
         raise UsageError(str(e)) from None
     if repo is not None:
@@ -262,6 +262,7 @@ def cmd_report(args) -> int:
     else:
         if runs:
             print(to_markdown(table4(runs)), end="")
+            _print_samples_tables(paths)
         for title, df in (("Table 2 (follow-tests): adherence and paired switching, %", table2(follow)),
                           ("Table 4 (follow-tests): held-out pass@1 by prompt condition, %",
                            matched_table(follow, args.n_boot, args.seed)),
@@ -271,6 +272,24 @@ def cmd_report(args) -> int:
                 print(f"\n{title}\n\n" + to_markdown(df), end="")
         print(f"\nwrote {len(paths)} file(s) to {args.out}: " + ", ".join(p.name for p in paths.values()))
     return 0
+
+
+def _print_samples_tables(paths: dict) -> None:
+    """The paired drops (with intervals and McNemar) and the answer outcomes, when samples were logged."""
+    import pandas as pd
+
+    from .report import to_markdown
+
+    if "paired_drops_csv" in paths:
+        df = pd.read_csv(paths["paired_drops_csv"])
+        df = df.assign(drop=df.abs_drop.map("{:+.1f}".format),
+                       ci95=[f"[{lo:+.1f}, {hi:+.1f}]" for lo, hi in zip(df.ci_low, df.ci_high)],
+                       mcnemar_p=df.mcnemar_p.map("{:.3g}".format))
+        print("\nPaired drops against Orig (pp, task-bootstrap 95% CI) and exact McNemar\n\n"
+              + to_markdown(df[["model", "benchmark", "variant", "n_tasks", "drop", "ci95", "orig_only",
+                                "variant_only", "mcnemar_p"]]), end="")
+    if "outcomes_md" in paths:
+        print("\nWhat the answers became (counts per variant)\n\n" + paths["outcomes_md"].read_text(), end="")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -331,6 +350,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-invariance", action="store_true",
                    help="skip the sandbox check that mutants' references still pass (rows say not_checked)")
     p.add_argument("--limit", type=int, default=None, help="only the first N tasks of each benchmark")
+    p.add_argument("--sample", type=int, default=None, metavar="N",
+                   help="spec-defects only: a seeded random sample of N tasks per benchmark (--seed); each task's "
+                        "rows equal the full build's")
     p.add_argument("--quality-tasks", type=int, default=180, metavar="N",
                    help="follow-tests only: a seeded sample of N HumanEval+/MBPP+ tasks for the 'quality' config "
                         "(default 180, as in the study; -1: every task; 0: no quality config)")
@@ -386,6 +408,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("lm_eval_args", nargs=argparse.REMAINDER, help="lm_eval flags")
     p.set_defaults(func=cmd_eval)
 
+    from .models.cli import add_models_parser  # list | prepare | verify | path | serve | remove
+    add_models_parser(sub)
+
     from .leaderboard.cli import add_leaderboard_parser  # serve | submit | run-queue | upload-results | list
     add_leaderboard_parser(sub)
 
@@ -397,6 +422,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     from .llm import LLMError
+    from .models import ModelError
     from .records import RecordError
 
     parser = build_parser()
@@ -406,7 +432,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return args.func(args)
-    except (UsageError, RecordError, FileNotFoundError, ValueError, LLMError) as e:
+    except (UsageError, RecordError, FileNotFoundError, ValueError, LLMError, ModelError) as e:
         print(f"specdefects {args.command}: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
