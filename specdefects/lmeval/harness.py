@@ -67,6 +67,7 @@ def build_argv(argv: list[str]) -> list[str]:
             else:
                 argv[j] = f"--model_args={margs},pretrained={name}"
     if sub == "run":
+        _resolve_registered_model(argv)
         _, tasks = _value(argv, "--tasks")
         if tasks:
             from .follow import all_names as follow_names
@@ -81,6 +82,40 @@ def build_argv(argv: list[str]) -> list[str]:
                     "spec_follow_tests_paired, spec_follow_tests_matched[_<benchmark>[_<condition>]] and "
                     "spec_follow_tests_quality[_<high|low|random>] (list them: specdefects eval ls tasks)")
     return argv
+
+
+LOCAL_MODELS = ("vllm", "hf", "huggingface")
+
+
+def _resolve_registered_model(argv: list[str]) -> None:
+    """``pretrained=NAME`` of a registered model (``specdefects models list``) becomes its
+    prepared local folder for the local backends (``--model vllm|hf``); on the CPU build of
+    vLLM, ``enforce_eager=True`` is added unless given (CUDA graphs do not exist there)."""
+    from ..models import is_registered, resolve_model, vllm_is_cpu_build
+
+    model = _value(argv, "--model")[1]
+    j, margs = _value(argv, "--model_args")
+    if model not in LOCAL_MODELS or not margs:
+        return
+    parts = [p for p in margs.split(",") if p.strip()]
+    changed = False
+    for k, p in enumerate(parts):
+        key, _, val = p.partition("=")
+        if key.strip() in ("pretrained", "tokenizer") and is_registered(val):
+            parts[k] = f"{key.strip()}={resolve_model(val.strip(), fmt='hf')}"
+            changed = True
+    if model == "vllm" and vllm_is_cpu_build() and not any(p.strip().startswith("enforce_eager=") for p in parts):
+        parts.append("enforce_eager=True")
+        changed = True
+    if model == "vllm" and vllm_is_cpu_build():
+        for k, v in (("VLLM_ENABLE_V1_MULTIPROCESSING", "0"), ("VLLM_CPU_KVCACHE_SPACE", "2")):
+            os.environ.setdefault(k, v)
+    if changed:
+        new = ",".join(parts)
+        if argv[j] == "--model_args":
+            argv[j + 1] = new
+        else:
+            argv[j] = f"--model_args={new}"
 
 
 def add_tasks_to_task_manager() -> None:

