@@ -47,7 +47,7 @@ HUB_SPLIT = "test"
 DEFAULT_REVISION: str | None = None
 
 RELEASE_FIELDS = {"task_id": str, "prompt": str, "entry_point": str, "canonical_solution": str,
-                  "base_input": (list, str), "plus_input": (list, str), "atol": (int, float, str)}
+                  "base_input": (list, str), "plus_input": (list, dict, str), "atol": (int, float, str)}
 HE_HUB_FIELDS = {"task_id": str, "prompt": str, "canonical_solution": str, "entry_point": str, "test": str}
 MBPP_HUB_FIELDS = {"task_id": (int, str), "code": str, "prompt": str, "test_list": list, "test": str}
 
@@ -123,6 +123,12 @@ def convert_mbppplus_row(row: Row, source_label: str = "") -> Task:
             text, span, example_lines = _split_mbppplus_prompt(prompt)
         except ValueError as e:
             raise row_error(MBPPPLUS, row, str(e)) from None
+        asserts = [ln.strip() for ln in str(d.get("assertion") or "").splitlines() if ln.strip().startswith("assert")]
+        if not example_lines and asserts:
+            # the pre-release prompt (a docstring with the text only) lacks the example the release
+            # shows: rebuild the release prompt, the text and the first MBPP assertion
+            prompt = mbppplus_prompt(text, asserts[0])
+            text, span, example_lines = _split_mbppplus_prompt(prompt)
         deserialize = _mbpp_input_fixer(task_id)
         tests, n_base = _release_tests(MBPPPLUS, row, d, deserialize)
         atol = _atol(MBPPPLUS, row, d["atol"])
@@ -223,6 +229,8 @@ def _input_list(bench: str, row: Row, d: dict, key: str) -> list:
             v = json.loads(v)
         except json.JSONDecodeError as e:
             raise row_error(bench, row, f"field {key!r} is not valid JSON ({e.msg})") from None
+    if isinstance(v, dict) and not v and key == "plus_input":
+        return []  # upstream stores "no plus inputs" as {} (MBPP+ Mbpp/793)
     if not isinstance(v, list):
         raise row_error(bench, row, f"field {key!r} must be a list of argument lists, got {type(v).__name__}")
     return v
