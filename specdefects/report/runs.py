@@ -88,7 +88,19 @@ def model_name(data: dict, fallback: str | None) -> str | None:
     else:
         m = re.search(r"(?:^|,)\s*(?:pretrained|model)=([^,]+)", str(args or ""))
         name = m.group(1).strip() if m else None
-    return str(name) if name else (str(data["model_name"]) if data.get("model_name") else fallback)
+    if name:
+        return registered_name(str(name))
+    return str(data["model_name"]) if data.get("model_name") else fallback
+
+
+def registered_name(name: str) -> str:
+    """A prepared folder of the model registry (``.../models/hf/<name>``) is shown by its registry name."""
+    from ..models import is_registered
+
+    parts = name.replace("\\", "/").rstrip("/").split("/")
+    if len(parts) >= 3 and parts[-3:-1] == ["models", "hf"] and is_registered(parts[-1]):
+        return parts[-1]
+    return name
 
 
 def _pick_metric(metrics: dict) -> tuple[str, float] | None:
@@ -115,8 +127,11 @@ def _date_id(results_file: Path) -> str:
 
 
 def samples_file(results_file: Path, task: str) -> Path:
-    """Where lm-eval wrote ``task``'s ``--log_samples`` rows beside ``results_file``."""
-    return results_file.parent / f"samples_{task}_{_date_id(results_file)}.jsonl"
+    """Where lm-eval wrote ``task``'s ``--log_samples`` rows beside ``results_file`` (or its
+    gzipped archive, :mod:`specdefects.report.archive`, when only that exists)."""
+    plain = results_file.parent / f"samples_{task}_{_date_id(results_file)}.jsonl"
+    packed = plain.with_name(plain.name + ".gz")
+    return packed if packed.exists() and not plain.exists() else plain
 
 
 def read_samples(results_file: Path, task: str) -> list[dict]:
@@ -126,12 +141,17 @@ def read_samples(results_file: Path, task: str) -> list[dict]:
     if not path.exists():
         return []
     try:
-        with open(path, encoding="utf-8") as f:
+        if path.suffix == ".gz":
+            import gzip
+            f = gzip.open(path, "rt", encoding="utf-8")
+        else:
+            f = open(path, encoding="utf-8")
+        with f:
             rows = [json.loads(line) for line in f if line.strip()]
         if not all(isinstance(r, dict) for r in rows):
             raise ValueError("a line is not a JSON object")
         return rows
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError, EOFError) as e:
         warnings.warn(f"skipping samples file {path}: {e}", ReportWarning, stacklevel=3)
         return []
 
@@ -152,8 +172,47 @@ def _read_samples(results_file: Path, task: str, filter_name: str, model: str, b
         value = float(value)
         rows.append({"model": model, "benchmark": benchmark, "variant": variant,
                      "doc_id": s.get("doc_id"), "task_id": tid if tid is not None else s.get("doc_id"),
-                     "passed": int(value) if value in (0.0, 1.0) else value})
+                     "passed": int(value) if value in (0.0, 1.0) else value,
+                     "outcomes": [outcome(r) for r in _responses(s)]})
     return rows
+
+
+def _responses(sample: dict) -> list:
+    resps = sample.get("filtered_resps")
+    if isinstance(resps, list) and resps and isinstance(resps[0], list):
+        resps = resps[0]
+    return resps if isinstance(resps, list) else ([resps] if resps is not None else [])
+
+
+def outcome(scored) -> str:
+    """The kind of outcome of one scored answer (the JSON the sandbox filter logs as
+    ``filtered_resps``): passed, failed a test, runtime error, timeout, memory, syntax error,
+    wrong entry point, no code, empty or other."""
+    if isinstance(scored, str):
+        try:
+            scored = json.loads(scored)
+        except ValueError:
+            return "other"
+    if not isinstance(scored, dict):
+        return "other"
+    if scored.get("passed") is True:
+        return "passed"
+    status, reason = str(scored.get("status", "")), str(scored.get("reason", ""))
+    if reason.startswith(("no completion", "empty completion")):
+        return "empty"
+    if reason.startswith("no code found"):
+        return "no code"
+    if reason.startswith("no function named"):
+        return "wrong entry point"
+    if "does not parse" in reason:
+        return "syntax error"
+    if status in ("timeout", "memory"):
+        return status
+    if status == "failed" and " on test" in reason:
+        return "failed a test"
+    if status in ("error", "failed"):
+        return "runtime error"
+    return "other"
 
 
 def read_results_file(path: str | Path, fallback_name: str | None = None) -> list[Run]:

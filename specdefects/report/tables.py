@@ -257,15 +257,57 @@ def per_task_frame(runs: Sequence[Run]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=cols)
 
 
+OUTCOME_ORDER = ("passed", "failed a test", "runtime error", "timeout", "memory", "syntax error",
+                 "wrong entry point", "no code", "empty", "other")
+
+
+def outcome_frame(runs: Sequence[Run]) -> pd.DataFrame:
+    """What the model's answers turned into, per model, benchmark and variant: one row per
+    outcome (``OUTCOME_ORDER``: passed, failed a test, runtime error, timeout, ..., no code,
+    empty) with its count and share (%), from the samples files."""
+    from collections import Counter
+
+    counts: Counter = Counter()
+    totals: Counter = Counter()
+    for run in runs:
+        for s in run.samples:
+            for o in s.get("outcomes") or []:
+                counts[(run.model, s["benchmark"], s["variant"], o)] += 1
+                totals[(run.model, s["benchmark"], s["variant"])] += 1
+    rows = [{"model": m, "benchmark": b, "variant": v, "outcome": o, "count": n,
+             "share_pct": 100.0 * n / totals[(m, b, v)]} for (m, b, v, o), n in counts.items()]
+    cols = ["model", "benchmark", "variant", "outcome", "count", "share_pct"]
+    df = pd.DataFrame(rows, columns=cols)
+    if not len(df):
+        return df
+    df["_o"] = df["outcome"].map({o: i for i, o in enumerate(OUTCOME_ORDER)})
+    df = _sort(df, [r.model for r in runs]).sort_values(["model", "benchmark", "variant", "_o"], kind="stable")
+    return df.drop(columns="_o").reset_index(drop=True)
+
+
+def outcome_table(runs: Sequence[Run]) -> pd.DataFrame:
+    """:func:`outcome_frame` as one row per (model, benchmark, variant) and a column per outcome (counts)."""
+    long = outcome_frame(runs)
+    if not len(long):
+        return long
+    wide = long.pivot_table(index=["model", "benchmark", "variant"], columns="outcome", values="count",
+                            aggfunc="sum", fill_value=0, sort=False)
+    cols = [o for o in OUTCOME_ORDER if o in wide.columns]
+    wide = wide[cols].reset_index()
+    wide.columns.name = None
+    return wide
+
+
 def paired_drops_frame(runs: Sequence[Run], n_boot: int = 5000, seed: int = 0) -> pd.DataFrame:
     """Paired per-task drops with task-bootstrap 95% intervals, from samples (via
     :func:`specdefects.metrics.paired_drops`): model, benchmark, variant, orig, pass_at_1,
     abs_drop, ci_low, ci_high (percent / percentage points), rel_drop_pct, n_tasks,
-    n_unpaired. Cells without 0/1 samples for Orig and the variant (one generation per
+    n_unpaired, and the exact McNemar test of the paired outcomes: orig_only (tasks solved on
+    Orig only), variant_only and mcnemar_p. Cells without 0/1 samples for Orig and the variant (one generation per
     document) are left out."""
     import warnings
 
-    from ..metrics import paired_drops
+    from ..metrics import mcnemar_exact, paired_drops
     from .runs import ReportWarning
 
     out = []
@@ -285,10 +327,13 @@ def paired_drops_frame(runs: Sequence[Run], n_boot: int = 5000, seed: int = 0) -
                 warnings.warn(f"{run.model} {b}: no paired drops ({e})", ReportWarning, stacklevel=2)
                 continue
             for v, d in res.items():
+                both = [t for t in by_var[v] if t in by_var["orig"]]
+                mc = mcnemar_exact([by_var["orig"][t][0] for t in both], [by_var[v][t][0] for t in both])
                 out.append({"model": run.model, "benchmark": b, "variant": v,
                             **{k: (100.0 * d[k]) for k in ("orig", "pass_at_1", "abs_drop", "ci_low", "ci_high")},
-                            "rel_drop_pct": d["rel_drop_pct"], "n_tasks": d["n_tasks"], "n_unpaired": d["n_unpaired"]})
+                            "rel_drop_pct": d["rel_drop_pct"], "n_tasks": d["n_tasks"], "n_unpaired": d["n_unpaired"],
+                            "orig_only": mc["b"], "variant_only": mc["c"], "mcnemar_p": mc["p_value"]})
     cols = ["model", "benchmark", "variant", "orig", "pass_at_1", "abs_drop", "ci_low", "ci_high",
-            "rel_drop_pct", "n_tasks", "n_unpaired"]
+            "rel_drop_pct", "n_tasks", "n_unpaired", "orig_only", "variant_only", "mcnemar_p"]
     df = pd.DataFrame(out, columns=cols)
     return _sort(df, [r.model for r in runs]) if len(df) else df
