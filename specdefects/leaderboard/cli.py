@@ -76,6 +76,19 @@ def cmd_upload_results(args) -> int:
     return 0
 
 
+def cmd_publish_evaluated(args) -> int:
+    from pathlib import Path
+
+    from ..files import write_json_atomic
+    from .results import EVALUATED_FILE, PUBLISHED_DIR, evaluated_summaries
+    rows = evaluated_summaries(args.folders)
+    if not rows:
+        raise ValueError("no spec_defects or follow-tests results in " + ", ".join(args.folders))
+    out = write_json_atomic(Path(args.out or PUBLISHED_DIR) / EVALUATED_FILE, rows)
+    print(f"wrote {len(rows)} evaluated model(s) to {out}: " + ", ".join(r["model"] for r in rows))
+    return 0
+
+
 @_one_line
 def cmd_list(args) -> int:
     store = _store(args)
@@ -150,6 +163,12 @@ def add_leaderboard_parser(sub) -> None:
     p.add_argument("folder", help="an lm-eval --output_path folder (OUT/<model>/results_<ts>.json)")
     p.add_argument("--model", default=None, help="ORG/NAME to show (default: from the results' model_args)")
     p.set_defaults(func=cmd_upload_results)
+
+    p = lsub.add_parser("publish-evaluated",
+                        help="ship this project's own runs as 'evaluated here' rows (the packaged board data)")
+    p.add_argument("folders", nargs="+", help="lm-eval output folders (e.g. results/*/)")
+    p.add_argument("--out", default=None, help="folder to write evaluated_here.json to (default: the package's)")
+    p.set_defaults(func=cmd_publish_evaluated)
 
     p = lsub.add_parser("list", help="list the requests and their status")
     common(p)

@@ -217,8 +217,10 @@ def load_published(folder: str | Path | None = None, warnings: list[str] | None 
         table.setdefault((r["model"], r["benchmark"]), {})[r["variant"]] = v
         tiers[r["model"]] = r.get("tier") or "unknown"
     for (m, b), vals in table.items():
-        mtype = "api" if tiers[m] == "api" else "pretrained"
+        # the study evaluated the open models' instruction-tuned releases
+        mtype = "api" if tiers[m] == "api" else "instruction-tuned"
         board.robustness.append(_rob_row(m, b, vals, "study", tiers[m], mtype))
+    _add_evaluated_here(board, folder / EVALUATED_FILE, warnings)
     for r in rows("follow_tests_switching.csv"):
         board.follow.append(_follow_row(r["model"], {k: num(r.get(k)) for k in FOLLOW_KEYS}, "study"))
     for r in rows("spec_defects_detectors.csv"):
@@ -229,6 +231,53 @@ def load_published(folder: str | Path | None = None, warnings: list[str] | None 
         d["Source"] = SOURCE_LABEL["study"]
         board.detectors.append(d)
     return board
+
+
+EVALUATED_FILE = "evaluated_here.json"
+
+
+def evaluated_summaries(folders) -> list[dict]:
+    """Summaries (source ``evaluated``) of lm-eval output folders run by this project, one per model:
+    the spec_defects scores and follow-tests switching merged over the model's runs (a later file
+    wins). The lm-eval blob is left out: the committed results folders hold it."""
+    merged: dict[str, dict] = {}
+    files = [f for folder in folders for f in find_lmeval_results(folder)]
+    for f in sorted(files, key=lambda p: p.name):
+        obj = json.loads(f.read_text(encoding="utf-8"))
+        try:
+            s = summarize_lmeval(obj)
+        except ValueError:
+            continue  # matched / quality runs: no leaderboard column
+        name = _safe_name(s["model"], str(f))
+        m = merged.setdefault(name, {"schema": RESULT_SCHEMA, "source": "evaluated", "model": name,
+                                     "model_type": "instruction-tuned", "params": None, "scores": {},
+                                     "backend": s.get("backend"), "precision": "bfloat16"})
+        for bench, vals in s["scores"].items():
+            m["scores"].setdefault(bench, {}).update(vals)
+        if s.get("follow_tests"):
+            m.setdefault("follow_tests", {}).update(s["follow_tests"])
+    return list(merged.values())
+
+
+def _add_evaluated_here(board: Board, path: Path, warnings: list[str]) -> None:
+    if not path.exists():
+        return
+    try:
+        rows = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(rows, list):
+            raise ValueError("not a JSON list")
+    except (OSError, ValueError) as e:
+        warnings.append(f"{path.name} not loaded: {e}")
+        return
+    for s in rows:
+        if not isinstance(s, dict) or not isinstance(s.get("scores"), dict):
+            continue
+        for bench, vals in sorted(s["scores"].items()):
+            board.robustness.append(_rob_row(s["model"], bench, vals, "evaluated", _tier(s.get("params")),
+                                             s.get("model_type") or "instruction-tuned", "",
+                                             s.get("precision") or ""))
+        if s.get("follow_tests"):
+            board.follow.append(_follow_row(s["model"], s["follow_tests"], "evaluated"))
 
 
 def _follow_row(model: str, f: dict, source: str) -> dict:
