@@ -52,6 +52,16 @@ def test_load_variant_filters_by_defect(spec_data):
         assert len(ds) > 0 and {names[d] for d in ds["defect"]} == {label}
 
 
+def test_a_model_that_answers_nothing_is_named_once(spec_data, capsys):
+    doc = load_variant("humaneval", "clean", data=str(spec_data))["test"][0]
+    got = score_responses([["", "  "], [None]], [doc, doc], style="instruct", progress=False)
+    assert all(not g["passed"] for row in got for g in row)
+    lines = [ln for ln in capsys.readouterr().err.splitlines() if "answers are empty" in ln]
+    assert len(lines) == 1 and "all 3 answers are empty" in lines[0]
+    score_responses([["", "```python\ndef f(): pass\n```"]], [doc], style="instruct", progress=False)
+    assert "answers are empty" not in capsys.readouterr().err
+
+
 def test_load_variant_missing_data_says_what_to_do(tmp_path):
     with pytest.raises(SpecDefectsDataError, match="specdefects build spec-defects"):
         load_variant("humaneval", "clean", data=str(tmp_path / "nope"))
@@ -161,6 +171,19 @@ def test_hf_tiny_model_end_to_end(spec_data, tiny_model, tmp_path):
     for task in ("spec_defects_humaneval_orig", "spec_defects_humaneval_lv_instruct"):
         reasons = _failure_reasons(tmp_path, task)
         assert len(reasons) == 2 and all(reasons)
+
+
+def test_an_interrupted_run_resumes_from_the_answers_already_made(spec_data, tiny_model, tmp_path):
+    args = ["--model", "hf", "--model_args", f"pretrained={tiny_model},dtype=float32",
+            "--tasks", "spec_defects_humaneval_orig", "--gen_kwargs", "max_gen_toks=16", "--batch_size", "1",
+            "--confirm_run_unsafe_code"]
+    r = run_eval(args + ["--limit", "2"], spec_data, tmp_path)  # the run that was "interrupted" after 2 answers
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert list((tmp_path / ".specdefects-resume").glob("*.db")), "answers are cached beside the output"
+    r = run_eval(args + ["--limit", "3"], spec_data, tmp_path)  # the same command again, now for 3
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "Cached requests: 2, Requests remaining: 1" in r.stderr
+    assert len(samples_of(tmp_path, "spec_defects_humaneval_orig")) == 3
 
 
 def test_local_completions_against_vllm(spec_data, vllm_server, tmp_path):

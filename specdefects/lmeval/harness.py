@@ -18,6 +18,10 @@ Runs lm-evaluation-harness (`lm_eval run`) with the spec_defects tasks on --incl
   specdefects eval --model vllm --model_args pretrained=Qwen/Qwen2.5-Coder-7B-Instruct \\
       --tasks spec_defects --confirm_run_unsafe_code --output_path runs/ --log_samples
 
+With --output_path, answers are cached as they are made (OUT/.specdefects-resume/): run the same
+command again after an interruption and only the missing answers are generated.
+Models: a registered name (specdefects models list) works as pretrained= for --model vllm|hf.
+
 Tasks: spec_defects (completion prompts) / spec_defects_instruct (chat: add --apply_chat_template),
 per benchmark spec_defects_<humaneval|mbpp|livecodebench>[_instruct], per variant
 spec_defects_<benchmark>_<orig|lv|us|sf>[_instruct].  Data: $SPECDEFECTS_DATA (a folder written by
@@ -68,6 +72,7 @@ def build_argv(argv: list[str]) -> list[str]:
                 argv[j] = f"--model_args={margs},pretrained={name}"
     if sub == "run":
         _resolve_registered_model(argv)
+        _add_resume_cache(argv)
         _, tasks = _value(argv, "--tasks")
         if tasks:
             from .follow import all_names as follow_names
@@ -85,6 +90,28 @@ def build_argv(argv: list[str]) -> list[str]:
 
 
 LOCAL_MODELS = ("vllm", "hf", "huggingface")
+
+
+RESUME_DIR = ".specdefects-resume"
+
+
+def _add_resume_cache(argv: list[str]) -> None:
+    """With ``--output_path OUT`` and no ``--use_cache``, answers are cached as they are made in
+    ``OUT/.specdefects-resume/<model hash>`` (lm-eval's own response cache), so a run that is
+    interrupted (Ctrl-C, kill, a crash) and started again with the same command generates only
+    what is missing. Off for sampled generation (``do_sample=True``), where identical requests
+    must not share one cached answer."""
+    import hashlib
+
+    _, out = _value(argv, "--output_path")
+    if not out or _value(argv, "--use_cache")[0] >= 0 or _value(argv, "--model")[1] == "specdefects-reference":
+        return
+    if "do_sample=true" in (_value(argv, "--gen_kwargs")[1] or "").replace(" ", "").lower():
+        return
+    key = hashlib.sha256(f"{_value(argv, '--model')[1]}|{_value(argv, '--model_args')[1]}".encode()).hexdigest()[:16]
+    cache = Path(out).expanduser() / RESUME_DIR / key
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    argv += ["--use_cache", str(cache)]
 
 
 def _resolve_registered_model(argv: list[str]) -> None:

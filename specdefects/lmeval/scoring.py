@@ -153,7 +153,17 @@ def score_responses(resps: Sequence[Sequence[Any]], docs: Sequence[dict], style:
                          "failed_test": (res.failed_test or "")[:2000],
                          "stderr": (res.stderr or "")[-LOGGED_STDERR_CHARS:], "code": program[:LOGGED_CODE_CHARS],
                          "duration_s": round(float(res.duration_s or 0.0), 4), "isolation": res.isolation}
+    _warn_if_all_empty(out)
     return out  # type: ignore[return-value]
+
+
+def _warn_if_all_empty(scored: list[list[dict | None]]) -> None:
+    flat = [d for row in scored for d in row if d is not None]
+    if flat and all(d["reason"] in ("empty completion", "no completion (the model returned nothing)") for d in flat):
+        import sys
+        print(f"specdefects: warning: all {len(flat)} answers are empty: the model generated nothing (check the "
+              "model, its chat template (--apply_chat_template) and max_gen_toks); scored as failures",
+              file=sys.stderr)
 
 
 def _as_json(scored: list[list[dict]]) -> list[list[str]]:
