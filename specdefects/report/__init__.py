@@ -20,7 +20,7 @@ from ..files import write_text_atomic
 from .figures import drop_matrix, heatmap
 from .runs import (BENCHMARKS, VARIANTS, ReportError, ReportWarning, Run, load_runs, model_name,
                    parse_task_name, read_results_file)
-from .tables import (GAP, default_shared_data, outcome_frame, outcome_table, paired_drops_frame, per_task_frame, published_csv,
+from .tables import (GAP, default_shared_data, frame_markdown, outcome_frame, outcome_table, paired_drops_frame, per_task_frame, published_csv,
                      published_frame, published_table4, scores_frame, table4, table4_numeric, to_latex,
                      to_markdown)
 
@@ -54,7 +54,7 @@ def write_report(runs: Sequence[Run], out_dir, n_boot: int = 5000, seed: int = 0
     outcomes = outcome_table(runs)
     if len(outcomes):
         paths["outcomes_csv"] = _csv(outcome_frame(runs), out / "outcomes.csv")
-        paths["outcomes_md"] = write_text_atomic(out / "outcomes.md", to_markdown(outcomes))
+        paths["outcomes_md"] = write_text_atomic(out / "outcomes.md", frame_markdown(outcomes))
     paired = paired_drops_frame(runs, n_boot=n_boot, seed=seed)
     if len(paired):
         paths["paired_drops_csv"] = _csv(paired, out / "paired_drops.csv")
@@ -65,6 +65,6 @@ __all__ = [
     "BENCHMARKS", "VARIANTS", "GAP", "Run", "ReportError", "ReportWarning",
     "load_runs", "read_results_file", "model_name", "parse_task_name",
     "scores_frame", "table4", "table4_numeric", "to_markdown", "to_latex",
-    "per_task_frame", "paired_drops_frame", "outcome_frame", "outcome_table", "drop_matrix", "heatmap", "write_report",
+    "per_task_frame", "paired_drops_frame", "outcome_frame", "outcome_table", "frame_markdown", "drop_matrix", "heatmap", "write_report",
     "default_shared_data", "published_csv", "published_frame", "published_table4", "TABLE4_CAPTION",
 ]

@@ -189,6 +189,16 @@ def to_markdown(table: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
+def frame_markdown(df: pd.DataFrame) -> str:
+    """GitHub Markdown of a plain frame (its columns as the header, no index)."""
+    num = [pd.api.types.is_numeric_dtype(df[c]) for c in df.columns]
+    lines = ["| " + " | ".join(map(str, df.columns)) + " |",
+             "|" + "|".join("---:" if n else "---" for n in num) + "|"]
+    for row in df.itertuples(index=False):
+        lines.append("| " + " | ".join(_md_escape(str(x)) for x in row) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def _md_escape(s: str) -> str:
     return s.replace("|", "\\|")
 
@@ -281,8 +291,10 @@ def outcome_frame(runs: Sequence[Run]) -> pd.DataFrame:
     if not len(df):
         return df
     df["_o"] = df["outcome"].map({o: i for i, o in enumerate(OUTCOME_ORDER)})
-    df = _sort(df, [r.model for r in runs]).sort_values(["model", "benchmark", "variant", "_o"], kind="stable")
-    return df.drop(columns="_o").reset_index(drop=True)
+    df["_v"] = df["variant"].map({v: i for i, v in enumerate(VARIANTS)})
+    df["_m"] = df["model"].map({r.model: i for i, r in enumerate(runs)})
+    df = df.sort_values(["_m", "benchmark", "_v", "_o"], kind="stable")
+    return df.drop(columns=["_o", "_v", "_m"]).reset_index(drop=True)
 
 
 def outcome_table(runs: Sequence[Run]) -> pd.DataFrame:

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Re-run the committed real-model runs (results, not tests): `make reproduce` or
+#   bash results/reproduce.sh [RUN ...]      (default: every run below, in order)
+#
+# Each RUN writes results/<model>/<RUN>/ (lm-eval's results JSON, the samples gzipped with
+# compact docs, meta.json with the command, model hash, engine, date and wall time).
+# A run that is interrupted resumes from lm-eval's response cache (--use_cache) in
+# $SPECDEFECTS_CACHE/lm-eval/<model>/<RUN>: every answer already generated is kept.
+# Needs .venv and .venv-vllm (make install venv-vllm-lmeval); builds the datasets it reads.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+VENV_BIN=.venv/bin
+VLLM_BIN=.venv-vllm/bin
+CACHE=${SPECDEFECTS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/specdefects}
+SPEC_DATA=${SPEC_DATA:-out/spec-defects}
+FOLLOW_DATA=${FOLLOW_DATA:-out/follow-tests}
+BATCH=${BATCH:-128}
+export VLLM_CPU_KVCACHE_SPACE=${VLLM_CPU_KVCACHE_SPACE:-4} VLLM_ENABLE_V1_MULTIPROCESSING=0
+
+ALL_RUNS="he-0.5b paired-0.5b matched-he-0.5b quality-0.5b matched-mbpp-0.5b he-1.5b mbpp-0.5b"
+
+spec_data() {
+  [ -f "$SPEC_DATA/build_report.json" ] || "$VENV_BIN/specdefects" build spec-defects --out "$SPEC_DATA" \
+    --benchmarks humaneval mbpp --source mbpp=../shared/data/mbpp/mbpp.jsonl --json > /dev/null
+  echo "SPECDEFECTS_DATA=$SPEC_DATA"
+}
+
+follow_data() {
+  [ -f "$FOLLOW_DATA/build_report.json" ] || "$VENV_BIN/specdefects" build follow-tests --out "$FOLLOW_DATA" \
+    --benchmarks humanevalplus mbppplus \
+    --source humanevalplus=../shared/data/humanevalplus/HumanEvalPlus.jsonl.gz \
+    --source mbppplus=../shared/data/mbppplus/MbppPlus.jsonl.gz --json > /dev/null
+  echo "SPECDEFECTS_FOLLOW_DATA=$FOLLOW_DATA"
+}
+
+# run MODEL RUN DATA_ENV TASKS
+run() {
+  local model=$1 name=$2 data=$3 tasks=$4
+  local out="results/$model/$name" start
+  "$VLLM_BIN/specdefects" models prepare "$model" --json > /dev/null
+  mkdir -p "$out" "$CACHE/lm-eval/$model"
+  local cmd=("$VLLM_BIN/specdefects" eval --model vllm
+             --model_args "pretrained=$model,dtype=bfloat16,max_model_len=2048,seed=0" --batch_size "$BATCH"
+             --tasks "$tasks" --apply_chat_template --confirm_run_unsafe_code
+             --output_path "$out" --log_samples --use_cache "$CACHE/lm-eval/$model/$name")
+  echo "== $name: $model on $tasks ($data)"
+  start=$(date +%s)
+  env "$data" "${cmd[@]}" 2>&1 | tee "$out/run.log" | grep -E "^\||error|Error" || true
+  [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "$name failed: see $out/run.log"; return 1; }
+  finalize "$out" "$model" "$(( $(date +%s) - start ))" "$data" "${cmd[*]}"
+}
+
+# finalize OUT MODEL WALL_S DATA_ENV COMMAND: compact the samples, write meta.json, trim the log
+finalize() {
+  local out=$1 model=$2 wall=$3 data=$4 cmd=$5
+  "$VENV_BIN/python" -m specdefects.report.archive "$out" > /dev/null
+  "$VENV_BIN/python" - "$out" "$model" "$wall" "$data" "$cmd" <<'EOF'
+import json, platform, sys, time
+from pathlib import Path
+from specdefects import models, __version__
+out, model, wall, data, cmd = sys.argv[1:]
+s = models.spec(model)
+meta = {"model": model, "upstream": s.hub_id, "gguf": s.filename, "gguf_sha256": s.sha256,
+        "quantization": s.quantization, "converted": "bfloat16 safetensors (specdefects models prepare)",
+        "engine": "vllm-cpu 0.32.0 through lm-eval 0.4.13 (--model vllm, greedy, chat template)",
+        "command": f"{data} {cmd}", "date": time.strftime("%Y-%m-%d"), "wall_s": int(wall),
+        "machine": f"{platform.machine()}, 2 cores (CPU only)", "specdefects": __version__}
+Path(out, "meta.json").write_text(json.dumps(meta, indent=2) + "\n")
+EOF
+  if [ -f "$out/run.log" ]; then
+    tr '\r' '\n' < "$out/run.log" | grep -v "it/s\]\|prog/s\]" | tail -60 > "$out/run.log.tail"
+    mv "$out/run.log.tail" "$out/run.log"
+  fi
+  echo "   done in ${wall}s -> $out"
+}
+
+one() {
+  case "$1" in
+    he-0.5b)           run qwen2.5-coder-0.5b-instruct "$1" "$(spec_data)" spec_defects_humaneval_instruct ;;
+    mbpp-0.5b)         run qwen2.5-coder-0.5b-instruct "$1" "$(spec_data)" spec_defects_mbpp_instruct ;;
+    he-1.5b)           run qwen2.5-coder-1.5b-instruct "$1" "$(spec_data)" spec_defects_humaneval_instruct ;;
+    paired-0.5b)       run qwen2.5-coder-0.5b-instruct "$1" "$(follow_data)" spec_follow_tests_paired ;;
+    matched-he-0.5b)   run qwen2.5-coder-0.5b-instruct "$1" "$(follow_data)" spec_follow_tests_matched_humanevalplus ;;
+    matched-mbpp-0.5b) run qwen2.5-coder-0.5b-instruct "$1" "$(follow_data)" spec_follow_tests_matched_mbppplus ;;
+    quality-0.5b)      run qwen2.5-coder-0.5b-instruct "$1" "$(follow_data)" spec_follow_tests_quality ;;
+    *) echo "unknown run $1; choose from: $ALL_RUNS" >&2; return 2 ;;
+  esac
+}
+
+if [ "${1:-}" = finalize ]; then shift; finalize "$@"; exit; fi
+for r in ${@:-$ALL_RUNS}; do one "$r"; done
+"$VENV_BIN/specdefects" report results/*/ --out results/report > /dev/null && echo "report: results/report/"
