@@ -90,4 +90,4 @@ one() {
 
 if [ "${1:-}" = finalize ]; then shift; finalize "$@"; exit; fi
 for r in ${@:-$ALL_RUNS}; do one "$r"; done
-"$VENV_BIN/specdefects" report results/*/ --out results/report > /dev/null && echo "report: results/report/"
+"$VENV_BIN/specdefects" report results/*/*/ --out results/report > /dev/null && echo "report: results/report/"

@@ -204,7 +204,7 @@ def test_bad_results_files_are_warnings(tmp_path, caplog):
     with caplog.at_level("WARNING", logger="specdefects.leaderboard"):
         board = load_board(store)
     assert len(board.warnings) == 6 and all("skipped results file" in w for w in board.warnings)
-    assert len(board.robustness) == 30  # the study's rows still load
+    assert len([r for r in board.robustness if "study" in r["Source"]]) == 30  # the study's rows still load
     assert sum("skipped results file" in r.message for r in caplog.records) == 6
 
 
