@@ -270,6 +270,9 @@ def cmd_report(args) -> int:
                            quality_table(follow, args.n_boot, args.seed))):
             if len(df):
                 print(f"\n{title}\n\n" + to_markdown(df), end="")
+        if "outcomes_follow_md" in paths:
+            print("\nWhat the follow-tests answers became (counts per task)\n\n"
+                  + paths["outcomes_follow_md"].read_text(), end="")
         print(f"\nwrote {len(paths)} file(s) to {args.out}: " + ", ".join(p.name for p in paths.values()))
     return 0
 

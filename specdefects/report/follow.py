@@ -27,8 +27,8 @@ from pathlib import Path
 import pandas as pd
 
 from ..files import write_text_atomic
-from .runs import ReportError, ReportWarning, _date_id, _results_files, model_name, read_samples
-from .tables import GAP, to_markdown
+from .runs import ReportError, ReportWarning, _date_id, _results_files, model_name, outcome, read_samples
+from .tables import GAP, frame_markdown, to_markdown
 
 PAIRED_TASK = "spec_follow_tests_paired"
 MATCHED_RE = re.compile(r"^spec_follow_tests_matched_(?P<benchmark>humanevalplus|mbppplus|livecodebench)_"
@@ -50,7 +50,8 @@ class FollowRun:
     """One model's follow-tests results. ``paired``: metric -> fraction (lm-eval's aggregations);
     ``matched``: (benchmark, condition) -> pass@1; ``quality``: suite -> pass@1; ``outcomes``:
     (kind, benchmark_or_suite, condition) -> task_id -> per-run 0/1 outcomes from samples files;
-    ``paired_rows``: the paired task's per-generation rows (from its samples file)."""
+    ``paired_rows``: the paired task's per-generation rows (from its samples file); ``answers``:
+    task -> what its answers became (:func:`answer_kind`) -> count."""
 
     model: str
     paired: dict[str, float] = field(default_factory=dict)
@@ -59,6 +60,7 @@ class FollowRun:
     outcomes: dict[tuple[str, str, str], dict[str, list[int]]] = field(default_factory=dict)
     paired_rows: list[dict] = field(default_factory=list)
     sources: list[Path] = field(default_factory=list)
+    answers: dict[str, dict[str, int]] = field(default_factory=dict)  # task -> outcome kind -> count
 
 
 def _value(metrics: dict, name: str) -> float | None:
@@ -84,6 +86,45 @@ def _outcomes(results_file: Path, task: str) -> dict[str, list[int]]:
         out[str(doc.get("task_id", s.get("doc_id")))] = [_passed(r) for r in
                                                         (resps if isinstance(resps, list) else [resps])]
     return out
+
+
+def answer_kind(scored) -> str:
+    """:func:`specdefects.report.runs.outcome` of one scored answer; a paired-task answer that ran
+    is ``follows A``, ``follows B`` or ``neither rule``."""
+    try:
+        d = json.loads(scored) if isinstance(scored, str) else scored
+    except ValueError:
+        return "other"
+    if isinstance(d, dict) and "follows_a" in d:
+        if d.get("follows_a"):
+            return "follows A"
+        if d.get("follows_b"):
+            return "follows B"
+        kind = outcome(d)
+        return "neither rule" if kind in ("runtime error", "failed a test") else kind
+    return outcome(d)
+
+
+def _answer_counts(results_file: Path, task: str) -> dict[str, int]:
+    from collections import Counter
+    c: Counter = Counter()
+    for s in read_samples(results_file, task):
+        resps = (s.get("filtered_resps") or [[]])[0]
+        for r in resps if isinstance(resps, list) else [resps]:
+            c[answer_kind(r)] += 1
+    return dict(c)
+
+
+def answers_table(runs: Sequence[FollowRun]) -> pd.DataFrame:
+    """What the answers of each follow-tests task became: one row per (model, task), counts."""
+    order = ("passed", "follows A", "follows B", "neither rule", "failed a test", "runtime error", "timeout",
+             "memory", "syntax error", "wrong entry point", "no code", "empty", "other")
+    rows = [{"model": r.model, "task": t, **counts} for r in runs for t, counts in r.answers.items()]
+    if not rows:
+        return pd.DataFrame()
+    df = pd.DataFrame(rows).fillna(0)
+    cols = ["model", "task"] + [k for k in order if k in df.columns]
+    return df[cols].astype({k: int for k in cols[2:]})
 
 
 def _paired_rows(results_file: Path) -> list[dict]:
@@ -139,8 +180,12 @@ def load_follow_runs(paths: str | Path | Iterable[str | Path], require: bool = T
                 outcomes = _outcomes(f, task)
                 if outcomes:
                     run.outcomes[key] = outcomes
-            if run is not None and f not in run.sources:
-                run.sources.append(f)
+            if run is not None:
+                counts = _answer_counts(f, task)
+                if counts:
+                    run.answers[task] = counts
+                if f not in run.sources:
+                    run.sources.append(f)
     if not runs and require:
         raise ReportError("no follow-tests results (tasks spec_follow_tests_*) in " + ", ".join(map(str, paths)))
     return list(runs.values())
@@ -255,4 +300,8 @@ def write_follow_report(runs: Sequence[FollowRun], out_dir, n_boot: int = 5000, 
         if len(df):
             paths[f"{name}_md"] = write_text_atomic(out / f"{name}.md", to_markdown(df))
             paths[f"{name}_csv"] = write_text_atomic(out / f"{name}.csv", df.to_csv())
+    answers = answers_table(runs)
+    if len(answers):
+        paths["outcomes_follow_md"] = write_text_atomic(out / "outcomes_follow.md", frame_markdown(answers))
+        paths["outcomes_follow_csv"] = write_text_atomic(out / "outcomes_follow.csv", answers.to_csv(index=False))
     return paths

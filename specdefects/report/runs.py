@@ -260,8 +260,9 @@ def load_runs(paths: str | Path | Iterable[str | Path]) -> list[Run]:
 
     Every ``results_*.json`` below each path is read; files of the same model are merged, a
     later file (by its lm-eval timestamp) replacing an earlier one's tasks. Models keep the
-    order in which they are first met. Raises :class:`ReportError` for a missing path or
-    when no results file holds a spec-defects task; malformed files only warn.
+    order in which they are first met. Raises :class:`ReportError` for a missing path, when no
+    path holds a results file, or when no results file holds a spec-defects task; malformed
+    files and folders without results only warn.
     """
     paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
     files: list[Path] = []
@@ -270,8 +271,11 @@ def load_runs(paths: str | Path | Iterable[str | Path]) -> list[Run]:
             raise ReportError(f"{p}: no such file or directory")
         found = _results_files(p)
         if not found:
-            raise ReportError(f"{p}: no lm-eval results_*.json file found")
+            # one empty folder (a run still going, a typo among many) must not hide the others
+            warnings.warn(f"{p}: no lm-eval results_*.json file found; skipped", ReportWarning, stacklevel=2)
         files.extend(found)
+    if not files:
+        raise ReportError(f"{', '.join(map(str, paths))}: no lm-eval results_*.json file found")
     runs: dict[str, Run] = {}
     for f in sorted(dict.fromkeys(files), key=lambda f: (_date_id(f), str(f))):
         for r in read_results_file(f):
