@@ -29,7 +29,7 @@ demo: install venv-vllm-lmeval  ## the main job on embedded defaults: sandbox, d
 	rm -rf $(DEMO_OUT)/real-model
 	SPECDEFECTS_DATA=$(DEMO_OUT)/slice $(VLLM_VENV)/bin/specdefects eval --model vllm \
 	  --model_args pretrained=$(DEMO_MODEL),dtype=bfloat16,max_model_len=2048,seed=0 --batch_size auto \
-	  --tasks spec_defects_humaneval_instruct --apply_chat_template --gen_kwargs max_gen_toks=512 \
+	  --tasks spec_defects_humaneval_instruct --apply_chat_template \
 	  --confirm_run_unsafe_code --output_path $(DEMO_OUT)/real-model --log_samples > $(DEMO_OUT)/real-model.log 2>&1 \
 	  || { tail -20 $(DEMO_OUT)/real-model.log; exit 1; }
 	@echo; echo "== $(DEMO_MODEL) on a seeded slice of $(DEMO_TASKS) HumanEval tasks (all four variants; log: $(DEMO_OUT)/real-model.log)"
