@@ -57,9 +57,9 @@ $(VLLM_VENV)/.installed:
 
 venv-vllm-lmeval: $(VLLM_VENV)/.installed-lmeval  ## lm-eval and specdefects inside .venv-vllm (for --model vllm)
 
-$(VLLM_VENV)/.installed-lmeval: $(VLLM_VENV)/.installed setup.cfg
-	# lm-eval and specdefects pull no torch; the pin keeps the CPU build
-	$(VLLM_VENV)/bin/pip install --quiet "torch==2.13.0" "lm-eval==0.4.13" "gguf>=0.10" -e .
+$(VLLM_VENV)/.installed-lmeval: $(VLLM_VENV)/.installed setup.cfg Makefile
+	# lm-eval and specdefects pull no torch; the pin keeps the CPU build; gguf + accelerate: models prepare
+	$(VLLM_VENV)/bin/pip install --quiet "torch==2.13.0" "lm-eval==0.4.13" "gguf>=0.10" "accelerate>=1.0" -e .
 	touch $@
 
 RUNS ?=

@@ -339,8 +339,9 @@ def prepare_hf(name: str, progress: bool = True, force: bool = False, dtype: str
     except ImportError as e:
         raise ModelError(f"converting {s.name} needs torch and transformers ({e}); "
                          "pip install 'specdefects[models]'") from None
-    if importlib.util.find_spec("gguf") is None:
-        raise ModelError(f"converting {s.name} needs the gguf package: pip install 'specdefects[models]'")
+    missing = [m for m in ("gguf", "accelerate") if importlib.util.find_spec(m) is None]
+    if missing:
+        raise ModelError(f"converting {s.name} needs {' and '.join(missing)}: pip install 'specdefects[models]'")
     from ..files import atomic_dir, write_json_atomic
 
     if progress:
