@@ -160,3 +160,12 @@ def test_eval_rewrites_a_registered_name_to_its_prepared_folder(toy_model):
     # other models pass through untouched
     argv = build_argv(["--model", "hf", "--model_args", "pretrained=org/some-model", "--tasks", "x"])
     assert "pretrained=org/some-model" in argv
+
+
+def test_serve_parses_its_own_flags_and_passes_vllm_flags_through():
+    import shlex
+
+    from specdefects.cli import build_parser
+    a = build_parser().parse_args(["models", "serve", "qwen2.5-coder-0.5b-instruct", "--port", "9",
+                                   "--vllm-args=--max-num-seqs 8 --seed 0"])
+    assert a.port == 9 and shlex.split(a.vllm_args) == ["--max-num-seqs", "8", "--seed", "0"]

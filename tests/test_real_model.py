@@ -91,7 +91,7 @@ def test_real_model_solves_easy_tasks_through_the_vllm_server(real_model, humane
     port = free_port()
     log = open(tmp_path / "server.log", "w")
     proc = subprocess.Popen([str(VENV / "bin" / "specdefects"), "models", "serve", MODEL, "--port", str(port),
-                             "--", "--max-num-seqs", "8", "--seed", "0", "--disable-log-stats"],
+                             "--vllm-args=--max-num-seqs 8 --seed 0 --disable-log-stats"],
                             stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **BASE_ENV, **VLLM_ENV},
                             start_new_session=True)
     try:

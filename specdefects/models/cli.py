@@ -50,8 +50,10 @@ def _path(args) -> int:
 
 
 def _serve(args) -> int:
+    import shlex
+    extra = shlex.split(args.vllm_args or "")
     cmd, env = vllm_server_command(args.name, port=args.port, host=args.host, max_model_len=args.max_model_len,
-                                   extra=args.vllm_args)
+                                   extra=extra)
     try:
         import vllm  # noqa: F401
     except ImportError:
@@ -118,7 +120,8 @@ def add_models_parser(sub) -> None:
     q.add_argument("--host", default="127.0.0.1")
     q.add_argument("--port", type=int, default=8000)
     q.add_argument("--max-model-len", type=int, default=2048)
-    q.add_argument("vllm_args", nargs=argparse.REMAINDER, help="more flags for the vLLM server, after --")
+    q.add_argument("--vllm-args", default="", metavar="FLAGS",
+                   help='more flags for the vLLM server, one quoted string: --vllm-args="--max-num-seqs 8 --seed 0"')
     q.set_defaults(func=_serve)
 
     q = msub.add_parser("remove", help="delete a model's cached GGUF and converted folder")
