@@ -118,7 +118,7 @@ def _resolve_registered_model(argv: list[str]) -> None:
     """``pretrained=NAME`` of a registered model (``specdefects models list``) becomes its
     prepared local folder for the local backends (``--model vllm|hf``); on the CPU build of
     vLLM, ``enforce_eager=True`` is added unless given (CUDA graphs do not exist there)."""
-    from ..models import is_registered, resolve_model, vllm_is_cpu_build
+    from ..models import VLLM_CPU_ENV, is_registered, resolve_model, vllm_is_cpu_build
 
     model = _value(argv, "--model")[1]
     j, margs = _value(argv, "--model_args")
@@ -135,7 +135,7 @@ def _resolve_registered_model(argv: list[str]) -> None:
         parts.append("enforce_eager=True")
         changed = True
     if model == "vllm" and vllm_is_cpu_build():
-        for k, v in (("VLLM_ENABLE_V1_MULTIPROCESSING", "0"), ("VLLM_CPU_KVCACHE_SPACE", "2")):
+        for k, v in VLLM_CPU_ENV.items():
             os.environ.setdefault(k, v)
     if changed:
         new = ",".join(parts)

