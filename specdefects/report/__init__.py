@@ -28,7 +28,9 @@ TABLE4_CAPTION = "Pass@1 (%) on original and defective descriptions; in parenthe
 
 
 def _csv(df, path: Path) -> Path:
-    return write_text_atomic(path, df.round(6).to_csv(index=False))
+    """Six decimals, except p-values (a McNemar p of 4e-7 must not read 0)."""
+    keep = {c: 6 for c in df.columns if not (str(c).endswith("_p") or "p_value" in str(c))}
+    return write_text_atomic(path, df.round(keep).to_csv(index=False))
 
 
 def write_report(runs: Sequence[Run], out_dir, n_boot: int = 5000, seed: int = 0) -> dict[str, Path]:
