@@ -11,6 +11,19 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 
+CACHE_ENV = "SPECDEFECTS_CACHE"
+
+
+def cache_dir() -> Path:
+    """Where specdefects keeps what it downloads or builds: ``$SPECDEFECTS_CACHE``, else
+    ``$XDG_CACHE_HOME/specdefects``, else ``~/.cache/specdefects``."""
+    env = os.environ.get(CACHE_ENV)
+    if env:
+        return Path(env).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg).expanduser() if xdg else Path.home() / ".cache") / "specdefects"
+
+
 def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)

@@ -30,6 +30,7 @@ from typing import Sequence
 
 import yaml
 
+from .. import __version__
 from .spec_defects import BENCHMARK_SPLIT, BuildError, _load, _write_parquet_atomic, parquet_path
 
 FT_CONFIGS = ("families", "matched", "quality")
@@ -59,6 +60,7 @@ class FollowTestsReport:
     isolation: str = ""
     timings: dict[str, float] = field(default_factory=dict)
     nbytes: dict[str, dict[str, int]] = field(default_factory=dict)
+    specdefects: str = __version__                                         # the package that built it
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -31,6 +31,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from .. import __version__
 from ..files import atomic_path
 from ..records import DEFECTS, Mutant, Task
 
@@ -196,6 +197,7 @@ class BuildReport:
     pushed: list[str] = field(default_factory=list)
     invariance_runs: dict[str, dict[str, int]] = field(default_factory=dict)
     nbytes: dict[str, dict[str, int]] = field(default_factory=dict)       # config -> split -> arrow bytes
+    specdefects: str = __version__                                         # the package that built it
 
     def to_dict(self) -> dict:
         d = asdict(self)

@@ -69,7 +69,7 @@ def tasks_dir() -> Path:
             return c
     raise SpecDefectsDataError(
         "cannot find the spec_defects lm-eval tasks (looked in " + ", ".join(map(str, candidates))
-        + f"); install specdefects from its repository (pip install -e .) or set {TASKS_ENV}")
+        + f"); reinstall specdefects (its wheel ships them as specdefects/lmeval/tasks) or set {TASKS_ENV}")
 
 
 # --------------------------------------------------------------------------- data
@@ -80,30 +80,83 @@ def _defect_label(value, names) -> str:
     return str(value)
 
 
-def load_test_split(src: str, config: str, revision: str | None, build_hint: str):
+# which data each task read in this process: ``{"<src>/<config>": fingerprint}``; `specdefects eval`
+# writes it into the run's results JSON so that two runs can be compared
+DATA_USED: dict[str, dict] = {}
+_HUB_CHECKED: dict[tuple, bool] = {}
+
+
+def _offline_mode() -> bool:
+    return any(os.environ.get(v, "").lower() in ("1", "true", "yes") for v in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"))
+
+
+def hub_dataset_available(repo_id: str, revision: str | None = None) -> bool:
+    """Whether the Hub has ``repo_id`` for us right now: one quick metadata call per process
+    (``datasets.load_dataset`` would retry an unreachable Hub for about 25 s). In offline mode
+    (``HF_HUB_OFFLINE``) it says yes: ``load_dataset`` then answers from its cache or fails at once."""
+    key = (repo_id, revision)
+    if key not in _HUB_CHECKED:
+        if _offline_mode():
+            _HUB_CHECKED[key] = True
+        else:
+            try:
+                from huggingface_hub import HfApi
+                HfApi().dataset_info(repo_id, revision=revision, timeout=10)
+                _HUB_CHECKED[key] = True
+            except Exception:
+                _HUB_CHECKED[key] = False
+    return _HUB_CHECKED[key]
+
+
+def _read_build_folder(src: str, config: str, build_hint: str):
+    import datasets
+
+    local = Path(src).expanduser()
+    if not local.is_dir():
+        raise SpecDefectsDataError(f"data folder {src} does not exist: {build_hint}")
+    files = sorted(glob.glob(str(local / config / "test-*.parquet")))
+    if not files:
+        raise SpecDefectsDataError(f"{src} has no {config} config ({config}/test-*.parquet): {build_hint}")
+    try:
+        ds = datasets.Dataset.from_parquet(files)
+    except Exception as e:
+        raise SpecDefectsDataError(f"cannot read {files[0]}: {type(e).__name__}: {str(e).splitlines()[0]}") \
+            from None
+    from ..builders.local import fingerprint
+    DATA_USED[f"{src}/{config}"] = fingerprint(local, config)
+    return ds
+
+
+def load_test_split(src: str, config: str, revision: str | None, build_hint: str, local_build=None):
     """The ``test`` split of ``config`` from a build folder (``<src>/<config>/test-*.parquet``) or
-    a Hub dataset id (``owner/name``). Raises :class:`SpecDefectsDataError` ending in ``build_hint``."""
+    a Hub dataset id (``owner/name``). ``local_build`` (a function returning a build folder) is
+    the fallback when the Hub dataset is not available. Raises :class:`SpecDefectsDataError`
+    ending in ``build_hint``."""
     import datasets
 
     local = Path(src).expanduser()
     # a Hub id is "owner/name"; anything else (or an existing path) is a local folder
     if local.exists() or src.startswith((".", "/", "~")) or src.count("/") != 1:
-        if not local.is_dir():
-            raise SpecDefectsDataError(f"data folder {src} does not exist: {build_hint}")
-        files = sorted(glob.glob(str(local / config / "test-*.parquet")))
-        if not files:
-            raise SpecDefectsDataError(f"{src} has no {config} config ({config}/test-*.parquet): {build_hint}")
+        return _read_build_folder(src, config, build_hint)
+    if local_build is None or hub_dataset_available(src, revision):
         try:
-            return datasets.Dataset.from_parquet(files)
+            ds = datasets.load_dataset(src, config, split="test", revision=revision)
         except Exception as e:
-            raise SpecDefectsDataError(f"cannot read {files[0]}: {type(e).__name__}: {str(e).splitlines()[0]}") \
-                from None
+            if local_build is None or not _offline_mode():  # offline mode: not in the datasets cache
+                first = (str(e).splitlines() or [""])[0][:200]
+                raise SpecDefectsDataError(f"cannot load the {config} config of {src} from the Hugging Face Hub "
+                                           f"({type(e).__name__}: {first}); offline, {build_hint}") from None
+        else:
+            DATA_USED[f"{src}/{config}"] = {"data": src, "config": config, "hub_revision": revision or "main",
+                                            "data_fingerprint": getattr(ds, "_fingerprint", None)}
+            return ds
+    from ..builders import BuildError
     try:
-        return datasets.load_dataset(src, config, split="test", revision=revision)
-    except Exception as e:
-        first = (str(e).splitlines() or [""])[0][:200]
-        raise SpecDefectsDataError(f"cannot load the {config} config of {src} from the Hugging Face Hub "
-                                   f"({type(e).__name__}: {first}); offline, {build_hint}") from None
+        folder = local_build()
+    except BuildError as e:
+        raise SpecDefectsDataError(f"the Hub dataset {src} is not available and the local build failed: {e}; "
+                                   f"{build_hint}") from None
+    return _read_build_folder(str(folder), config, build_hint)
 
 
 def load_variant(benchmark: str = "humaneval", variant: str = "clean", data: str | None = None,
@@ -117,9 +170,14 @@ def load_variant(benchmark: str = "humaneval", variant: str = "clean", data: str
     if benchmark not in BENCHMARKS:
         raise SpecDefectsDataError(f"unknown benchmark {benchmark!r}; choose from {', '.join(BENCHMARKS)}")
     src = data or os.environ.get(DATA_ENV) or HUB_ID
-    build_hint = (f"build it with `specdefects build spec-defects --out DIR --benchmarks {benchmark}` "
+    source = "" if benchmark == "humaneval" else f" --source {benchmark}=PATH"  # only HumanEval ships offline
+    build_hint = (f"build it with `specdefects build spec-defects --out DIR --benchmarks {benchmark}{source}` "
                   f"and set {DATA_ENV}=DIR")
-    ds = load_test_split(src, benchmark, revision, build_hint)
+    fallback = None
+    if not (data or os.environ.get(DATA_ENV)):  # nothing chosen: the Hub, else a local default build
+        from ..builders.local import local_build
+        fallback = lambda: local_build("spec-defects", benchmark)  # noqa: E731
+    ds = load_test_split(src, benchmark, revision, build_hint, local_build=fallback)
     if "defect" not in ds.column_names:
         raise SpecDefectsDataError(f"{src}/{benchmark} has no 'defect' column: not a spec-defects dataset")
     feat = ds.features["defect"]

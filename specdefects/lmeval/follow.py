@@ -58,10 +58,16 @@ def all_names() -> dict[str, list[str]]:
 
 # --------------------------------------------------------------------------- data
 
-def _load_config(config: str, data: str | None, revision: str | None):
+def _load_config(config: str, data: str | None, revision: str | None, benchmark: str | None = None):
     src = data or os.environ.get(DATA_ENV) or HUB_ID
-    hint = f"build it with `specdefects build follow-tests --out DIR` and set {DATA_ENV}=DIR"
-    return load_test_split(src, config, revision, hint), src
+    benches = [benchmark] if benchmark else ["humanevalplus", "mbppplus"] if config == "quality" else []
+    bench = (f" --benchmarks {' '.join(benches)}" + "".join(f" --source {b}=PATH" for b in benches)) if benches else ""
+    hint = f"build it with `specdefects build follow-tests --out DIR{bench}` and set {DATA_ENV}=DIR"
+    fallback = None
+    if not (data or os.environ.get(DATA_ENV)):  # nothing chosen: the Hub, else a local default build
+        from ..builders.local import local_build
+        fallback = lambda: local_build("follow-tests", config, benchmark)  # noqa: E731
+    return load_test_split(src, config, revision, hint, local_build=fallback), src
 
 
 def _select(ds, src: str, config: str, **equal):
@@ -95,7 +101,7 @@ def load_matched(benchmark: str = "humanevalplus", condition: str = "nl_only", d
         raise SpecDefectsDataError(f"unknown benchmark {benchmark!r}; choose from {', '.join(MATCHED_BENCHMARKS)}")
     if condition not in MATCHED_CONDITIONS:
         raise SpecDefectsDataError(f"unknown condition {condition!r}; choose from {', '.join(MATCHED_CONDITIONS)}")
-    ds, src = _load_config("matched", data, revision)
+    ds, src = _load_config("matched", data, revision, benchmark)
     return _select(ds, src, "matched", benchmark=benchmark, condition=condition)
 
 

@@ -3,10 +3,13 @@ the ``specdefects-reference`` model registered.  Every other flag passes through
 
 from __future__ import annotations
 
+import json
 import os
 import sys
+import time
 from pathlib import Path
 
+from ..files import write_json_atomic
 from . import DATA_ENV, HUB_ID, SpecDefectsDataError, all_names, tasks_dir
 
 SUBCOMMANDS = ("run", "ls", "list", "validate")
@@ -241,6 +244,27 @@ def cap_api_stop_sequences() -> None:
     LocalCompletionsAPI.generate_until = generate_until
 
 
+def record_data_used(output_path: str | None, since: float) -> list[Path]:
+    """Add which data each task read (:data:`specdefects.lmeval.DATA_USED`, with the build's
+    fingerprint) to the results files this run wrote, as ``specdefects_data``. Returns them."""
+    from . import DATA_USED
+
+    if not output_path or not DATA_USED:
+        return []
+    out = Path(output_path).expanduser()
+    files = [out] if out.is_file() else [p for p in out.rglob("results_*.json") if p.stat().st_mtime >= since - 1]
+    done = []
+    for p in files:
+        try:
+            res = json.loads(p.read_text())
+        except (OSError, ValueError):
+            continue
+        res["specdefects_data"] = dict(DATA_USED)
+        write_json_atomic(p, res)
+        done.append(p)
+    return done
+
+
 def main(argv: list[str]) -> int:
     """Run lm_eval in this process; returns the exit status."""
     if not argv or argv[0] in ("-h", "--help") or argv == ["run"]:
@@ -277,9 +301,11 @@ def main(argv: list[str]) -> int:
     cli = HarnessCLI()
     old = sys.argv
     sys.argv = ["lm_eval", *lm_argv]
+    started = time.time()
     try:
         args = cli.parse_args()
         cli.execute(args)
+        record_data_used(_value(lm_argv, "--output_path")[1], started)
     except SystemExit as e:
         code = e.code
         return code if isinstance(code, int) else (0 if code is None else 1)

@@ -44,7 +44,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-CACHE_ENV = "SPECDEFECTS_CACHE"
+from ..files import CACHE_ENV, cache_dir  # noqa: F401  (cache_dir is part of this module's interface)
 WHEELS_ENV = "SPECDEFECTS_WHEELS"
 MANIFEST = "specdefects-model.json"
 CONVERSION_VERSION = 1  # bump when the converted folder's layout changes
@@ -156,12 +156,6 @@ def is_registered(name: str) -> bool:
 
 # --------------------------------------------------------------------------- locations
 
-def cache_dir() -> Path:
-    env = os.environ.get(CACHE_ENV)
-    if env:
-        return Path(env).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg).expanduser() if xdg else Path.home() / ".cache") / "specdefects"
 
 
 def gguf_path(name: str) -> Path:
