@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.specdefects-installed
 PYTEST_ARGS ?=
 
-.PHONY: demo test test-llm venv-vllm venv-vllm-lmeval install sysdeps bench reproduce clean help
+.PHONY: demo test test-llm venv-vllm venv-vllm-lmeval install sysdeps bench reproduce detector clean help
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/\t/'
@@ -66,6 +66,10 @@ RUNS ?=
 reproduce: install venv-vllm-lmeval  ## re-run the committed real-model runs (results/; RUNS="he-0.5b ..." for some; hours on a CPU)
 	bash results/reproduce.sh $(RUNS)
 
+detector: install  ## rebuild the default detector that ships in the package (specdefects/validator/default)
+	$(PY) -m specdefects.cli validator build-default --out specdefects/validator/default \
+	  $(if $(wildcard $(MBPP_LOCAL)),--source mbpp=$(MBPP_LOCAL))
+
 bench: install  ## speed benchmarks against peers (ratios, not assertions)
 	$(PY) benchmarks/bench_execution.py
 	$(PY) benchmarks/bench_build.py
@@ -75,7 +79,7 @@ bench: install  ## speed benchmarks against peers (ratios, not assertions)
 install: sysdeps $(STAMP)  ## create .venv and install the package with all its extras
 
 # Re-install when the dependency declarations change.
-$(STAMP): setup.cfg pyproject.toml
+$(STAMP): setup.cfg setup.py pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	# torch first and pinned: the local CPU build; an unpinned resolve pulls a CUDA build of several GB

@@ -138,9 +138,16 @@ def test_check_cli(trained, home, tmp_path, capsys):
     assert "does not look like English" in capsys.readouterr().out
     assert main(["check"]) == 2
     os.environ["SPECDEFECTS_HOME"] = str(tmp_path / "empty-home")
-    try:
-        assert main(["check", "Add two numbers."]) == 2
-        assert "validator train" in capsys.readouterr().err
+    from specdefects.validator import shipped
+    try:  # nothing trained here: the detector that ships with the package answers
+        assert main(["check", "Add two numbers.", "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["detector"] == str(shipped.SHIPPED)
+        shipped_dir, shipped.SHIPPED = shipped.SHIPPED, tmp_path / "no-shipped"
+        try:  # and an install without one says how to get one
+            assert main(["check", "Add two numbers."]) == 2
+            assert "validator train" in capsys.readouterr().err
+        finally:
+            shipped.SHIPPED = shipped_dir
     finally:
         os.environ["SPECDEFECTS_HOME"] = str(home)
 

@@ -12,17 +12,22 @@ from .model import LABELS, MAX_CHARS, latest_path
 
 
 def no_model_message() -> str:
-    return (f"no detector found at {latest_path()}: train one with `specdefects validator train --data DIR` "
-            f"(or run `make demo`), or pass --model PATH_OR_HUB_ID")
+    return (f"no detector found at {latest_path()} and this install ships none: train one with "
+            f"`specdefects validator train --data DIR` (or run `make demo`), or pass --model PATH_OR_HUB_ID")
 
 
 def resolve_model(model: str | None) -> str:
+    """``model``, else the last detector trained here (``validator train``), else the shipped one."""
     if model:
         return model
     p = latest_path()
-    if not (p / "config.json").exists():
+    if (p / "config.json").exists():
+        return str(p)
+    from .shipped import shipped_path
+    shipped = shipped_path()
+    if shipped is None:
         raise ValidatorError(no_model_message())
-    return str(p)
+    return str(shipped)
 
 
 def validate_text(text: str) -> list[str]:
@@ -103,7 +108,7 @@ def check_texts(texts: list[str], model: str | None = None, detector=None, batch
         ev = evidence(t[:MAX_CHARS * 5], extra_known=getattr(detector, "known_words", frozenset()))
         out.append({"label": lab, "probabilities": {k: round(float(v), 4) for k, v in zip(LABELS, p)},
                     "evidence": ev, "explanation": summarize(ev, lab), "notes": n,
-                    "text": t if len(t) <= 300 else t[:297] + "..."})
+                    "text": t if len(t) <= 300 else t[:297] + "...", "detector": str(getattr(detector, "path", ""))})
     return out
 
 
