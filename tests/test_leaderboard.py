@@ -184,8 +184,9 @@ def test_this_projects_runs_are_shown_as_evaluated_here(tmp_path):
     assert json.loads((tmp_path / "evaluated_here.json").read_text()) == shipped == rows
     board = load_board(None)
     mine = [r for r in board.robustness if r["Source"] == "✔ evaluated here"]
-    assert {r["Model"] for r in mine} == {"Qwen/Qwen2.5-Coder-0.5B-Instruct"}
-    he = next(r for r in mine if r["Benchmark"] == "humaneval")
+    upstream = {json.loads(m.read_text())["upstream"] for m in runs[0].parent.glob("*/*/meta.json")}
+    assert {r["Model"] for r in mine} == upstream and "Qwen/Qwen2.5-Coder-0.5B-Instruct" in upstream
+    he = next(r for r in mine if r["Benchmark"] == "humaneval" and r["Model"].endswith("0.5B-Instruct"))
     assert he["Orig"] == 50.0 and he["ΔUS"] < 0 and he["Size"] == "small"
 
 
