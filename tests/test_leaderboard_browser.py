@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
+
 from specdefects.leaderboard import LocalStore
 from specdefects.leaderboard.queue import run_queue
 from specdefects.leaderboard.results import make_summary

@@ -4,6 +4,8 @@ The model's output is gibberish: these tests check the protocol, and that gibber
 becomes an accepted mutant. Skipped when .venv-vllm is absent (``make venv-vllm``)."""
 
 import pytest
+
+pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
 from llm_server import MODEL_NAME, vllm_server  # noqa: F401  (the session fixture)
 
 from specdefects.defects import llm_engine

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
+
 pytest.importorskip("lm_eval")
 
 from llm_server import VENV, VENV_PY, free_port  # noqa: E402

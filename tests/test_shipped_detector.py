@@ -28,6 +28,7 @@ def test_the_shipped_detector_is_complete_and_says_where_it_came_from():
     assert "/tmp" not in json.dumps(meta), "no path of the machine that built it"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not MBPP.exists(), reason=f"needs the committed MBPP copy at {MBPP} (../shared)")
 def test_build_default_rebuilds_the_shipped_detector_exactly(tmp_path):
     out = tmp_path / "detector"

