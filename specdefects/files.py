@@ -7,9 +7,8 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Iterable, Iterator
-
 
 CACHE_ENV = "SPECDEFECTS_CACHE"
 

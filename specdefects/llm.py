@@ -32,8 +32,9 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Sequence
+from typing import Any
 
 Messages = list[dict[str, str]]
 BACKENDS = ("openai", "vllm")
@@ -84,7 +85,7 @@ class LLMClient:
 
     # ------------------------------------------------------------------ construction
     @classmethod
-    def from_spec(cls, spec: str, **kwargs: Any) -> "LLMClient":
+    def from_spec(cls, spec: str, **kwargs: Any) -> LLMClient:
         """``"openai:http://127.0.0.1:8000/v1@model-name"`` or ``"vllm:/path/or/hub-id"``."""
         if not isinstance(spec, str) or ":" not in spec:
             raise ValueError(f"bad LLM spec {spec!r}: use openai:URL[@MODEL] or vllm:MODEL")
@@ -241,7 +242,7 @@ class LLMClient:
             reason = e.reason
             timeout = isinstance(reason, (socket.timeout, TimeoutError))
             raise _Retryable(f"{'timed out' if timeout else reason} ({url})", connection=not timeout) from None
-        except (socket.timeout, TimeoutError):
+        except TimeoutError:
             raise _Retryable(f"timed out after {self.timeout:g}s ({url})") from None
         except (ConnectionError, http_client_errors()) as e:
             raise _Retryable(f"{type(e).__name__}: {e} ({url})", connection=True) from None

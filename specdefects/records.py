@@ -17,8 +17,9 @@ import json
 import math
 import random
 import sys
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields, replace
-from typing import Any, Callable
+from typing import Any
 
 # EvalPlus test values include integers of more than 4,300 digits, which Python's default
 # int<->str cap refuses to parse or print; our literals are data, never evaluated code.
@@ -142,7 +143,7 @@ class TestCase:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, d: dict) -> "TestCase":
+    def from_dict(cls, d: dict) -> TestCase:
         if not isinstance(d, dict) or "input" not in d:
             raise RecordError(f"test case must be a dict with 'input', got {str(d)[:80]!r}")
         return cls(input=str(d["input"]), output=None if d.get("output") is None else str(d["output"]),
@@ -189,7 +190,7 @@ class Task:
     def uid(self) -> str:
         return f"{self.benchmark}/{self.task_id}"
 
-    def with_description(self, description: str) -> "Task":
+    def with_description(self, description: str) -> Task:
         """A copy whose prompt carries ``description`` in place of the current one."""
         s, e = self.description_span
         rendered = render_description(description, self.description_indent)
@@ -207,7 +208,7 @@ class Task:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Task":
+    def from_dict(cls, d: dict) -> Task:
         if not isinstance(d, dict):
             raise RecordError(f"task must be a dict, got {type(d).__name__}")
         missing = [k for k in ("benchmark", "task_id", "description", "prompt") if k not in d]
@@ -230,7 +231,7 @@ class Task:
         return d
 
     @classmethod
-    def from_row(cls, row: dict) -> "Task":
+    def from_row(cls, row: dict) -> Task:
         d = dict(row)
         meta = d.get("metadata") or "{}"
         if isinstance(meta, str):
@@ -244,7 +245,7 @@ class Task:
         return json.dumps(self.to_dict(), ensure_ascii=False)
 
     @classmethod
-    def from_json(cls, text: str) -> "Task":
+    def from_json(cls, text: str) -> Task:
         return cls.from_dict(json.loads(text))
 
 
@@ -277,7 +278,7 @@ class ExecResult:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, d: dict) -> "ExecResult":
+    def from_dict(cls, d: dict) -> ExecResult:
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in d.items() if k in known})
 
@@ -303,7 +304,7 @@ class Op:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Op":
+    def from_dict(cls, d: dict) -> Op:
         try:
             return cls(kind=str(d["kind"]), category=str(d.get("category", "")), span=tuple(d["span"]),
                        before=str(d["before"]), after=str(d["after"]))
@@ -334,7 +335,7 @@ class Mutant:
                 "judge": dict(self.judge)}
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Mutant":
+    def from_dict(cls, d: dict) -> Mutant:
         return cls(original=Task.from_dict(d["original"]), task=Task.from_dict(d["task"]), defect=d["defect"],
                    ops=[Op.from_dict(o) for o in d.get("ops") or []], engine=d.get("engine", "rules"),
                    seed=int(d.get("seed", 0)), judge=dict(d.get("judge") or {}))
@@ -384,7 +385,7 @@ class Family:
         return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "sampler"}
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Family":
+    def from_dict(cls, d: dict) -> Family:
         known = {f.name for f in fields(cls)} - {"sampler"}
         missing = [k for k in known if k not in d]
         if missing:
@@ -430,7 +431,7 @@ class Instance:
         return {f.name: (list(v) if isinstance(v := getattr(self, f.name), list) else v) for f in fields(self)}
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Instance":
+    def from_dict(cls, d: dict) -> Instance:
         known = {f.name for f in fields(cls)}
         try:
             return cls(**{k: v for k, v in d.items() if k in known})

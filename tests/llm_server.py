@@ -117,7 +117,7 @@ class VLLMServer:
         self.proc: subprocess.Popen | None = None
         self.log_path = VENV / "specdefects-vllm-server.log"  # overwritten by each start
 
-    def start(self) -> "VLLMServer":
+    def start(self) -> VLLMServer:
         env = {**os.environ, "VLLM_ENABLE_V1_MULTIPROCESSING": "0", "VLLM_CPU_KVCACHE_SPACE": "1",
                "VLLM_NO_USAGE_STATS": "1", "DO_NOT_TRACK": "1", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
                "TOKENIZERS_PARALLELISM": "false"}

@@ -12,12 +12,17 @@ import zlib
 from pathlib import Path
 
 import pytest
-
 from conftest import SHARED_DATA
-from specdefects.benchmarks import BENCHMARKS, available_benchmarks, load_tasks
-from specdefects.benchmarks import humaneval, livecodebench, mbpp
-from specdefects.records import RecordError, Task, decode_value, render_description, tasks_from_dataset, \
-    tasks_to_dataset
+
+from specdefects.benchmarks import BENCHMARKS, available_benchmarks, humaneval, livecodebench, load_tasks, mbpp
+from specdefects.records import (
+    RecordError,
+    Task,
+    decode_value,
+    render_description,
+    tasks_from_dataset,
+    tasks_to_dataset,
+)
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 LCB_SAMPLE = FIXTURES / "livecodebench" / "sample.jsonl"

@@ -13,8 +13,7 @@ from conftest import SHARED_DATA, needs_shared_data
 
 datasets = pytest.importorskip("datasets")
 
-from specdefects.builders import (BuildError, build_configs, build_spec_defects, mark_changes,  # noqa: E402
-                                  split_validator)
+from specdefects.builders import BuildError, build_configs, build_spec_defects, mark_changes, split_validator  # noqa: E402
 from specdefects.records import DEFECTS  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import SHARED_DATA, needs_shared_data
 
 EXE = shutil.which("specdefects", path=str(Path(sys.executable).parent)) or "specdefects"

@@ -2,8 +2,17 @@
 
 import pytest
 
-from specdefects.execution import (Limits, check_references, extract_code, fill_expected, get_sandbox, run_batch,
-                                   run_program, stdout_matches, values_equal)
+from specdefects.execution import (
+    Limits,
+    check_references,
+    extract_code,
+    fill_expected,
+    get_sandbox,
+    run_batch,
+    run_program,
+    stdout_matches,
+    values_equal,
+)
 from specdefects.execution.sandbox import bwrap_available
 from specdefects.records import Task, TestCase
 

@@ -10,11 +10,23 @@ from conftest import SHARED_DATA
 
 from specdefects.benchmarks import load_tasks
 from specdefects.execution import run_batch
-from specdefects.followtests import (CATEGORIES, CONDITIONS, FAMILIES, FamilyError, build_instances, render_prompt,
-                                     score_generations)
+from specdefects.followtests import (
+    CATEGORIES,
+    CONDITIONS,
+    FAMILIES,
+    FamilyError,
+    build_instances,
+    render_prompt,
+    score_generations,
+)
 from specdefects.followtests.families.instances import outputs_agree
-from specdefects.followtests.matched import (MATCHED_CONDITIONS, build_matched, corrupt_stdout, corrupt_value,
-                                             strip_examples)
+from specdefects.followtests.matched import (
+    MATCHED_CONDITIONS,
+    build_matched,
+    corrupt_stdout,
+    corrupt_value,
+    strip_examples,
+)
 from specdefects.metrics import paired_switching
 from specdefects.records import Task, TestCase, decode_value
 
@@ -104,10 +116,10 @@ def test_prompts_per_condition(instances):
     fam = next(f for f in FAMILIES if f.family_id == inst.family_id)
     prompts = {c: render_prompt(inst, c) for c in CONDITIONS}
     assert len(set(prompts.values())) == 6
-    for c, p in prompts.items():
+    for _c, p in prompts.items():
         assert inst.signature in p
     assert "assert" not in prompts["inputs_only"] and "assert" not in prompts["nl_only"]
-    for x, a in zip(inst.visible_inputs, inst.visible_a):
+    for _x, a in zip(inst.visible_inputs, inst.visible_a):
         assert f"== {a}" in prompts["tests_a"]
     for b in inst.visible_b:
         assert f"== {b}" in prompts["tests_b"]

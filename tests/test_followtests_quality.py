@@ -16,8 +16,14 @@ from specdefects.execution import Limits, run_batch
 from specdefects.followtests.kills import Job, run_versions
 from specdefects.followtests.matched import matched_features
 from specdefects.followtests.mutation import OPERATOR_FAMILIES, MutationError, mutate_reference
-from specdefects.followtests.quality import (LENGTH_TOLERANCE, MIN_TOLERANCE_CHARS, SUITES, build_quality,
-                                             choose_suites, quality_features)
+from specdefects.followtests.quality import (
+    LENGTH_TOLERANCE,
+    MIN_TOLERANCE_CHARS,
+    SUITES,
+    build_quality,
+    choose_suites,
+    quality_features,
+)
 from specdefects.records import Task, TestCase, decode_value, encode_value
 
 HEPLUS = SHARED_DATA / "humanevalplus" / "HumanEvalPlus.jsonl.gz"

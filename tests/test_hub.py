@@ -10,11 +10,10 @@ import pytest
 datasets = pytest.importorskip("datasets")
 pytest.importorskip("huggingface_hub")
 
-from specdefects.builders import build_spec_defects  # noqa: E402
-from specdefects.hub import HubError, HubRepo, LocalFolder, check_repo_id, push_dataset, store_for  # noqa: E402
-
 from fake_hub import fake_hub_fixture  # noqa: E402
 
+from specdefects.builders import build_spec_defects  # noqa: E402
+from specdefects.hub import HubError, HubRepo, LocalFolder, check_repo_id, push_dataset, store_for  # noqa: E402
 
 fake_hub = fake_hub_fixture()  # files pushed to it are mirrored under tmp_path/hub/{repo}
 

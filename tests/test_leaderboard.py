@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from specdefects.leaderboard import (LocalStore, SubmissionError, load_board, make_request, open_store,
-                                     upload_results)
+from specdefects.leaderboard import LocalStore, SubmissionError, load_board, make_request, open_store, upload_results
 from specdefects.leaderboard.queue import run_queue, runner_argv
 from specdefects.leaderboard.results import parse_task, robustness_frame
 

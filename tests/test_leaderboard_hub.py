@@ -13,11 +13,11 @@ import pytest
 
 pytest.importorskip("huggingface_hub")
 
+from fake_hub import fake_hub_fixture  # noqa: E402
+
 from specdefects.leaderboard import HubStore, SubmissionError, load_board, make_request, open_store  # noqa: E402
 from specdefects.leaderboard.queue import run_queue  # noqa: E402
 from specdefects.leaderboard.submissions import check_model_on_hub  # noqa: E402
-
-from fake_hub import fake_hub_fixture  # noqa: E402
 
 hub = fake_hub_fixture(root=None)  # state in memory only: hub.files(repo), hub.models, hub.conflicts
 

@@ -17,11 +17,10 @@ import pytest
 pytest.importorskip("lm_eval")
 
 from llm_server import MODEL_NAME, VENV_PY, build_model, vllm_server  # noqa: E402,F401  (fixture)
-
-from specdefects.lmeval import (SpecDefectsDataError, all_names, load_variant, reference_answer,  # noqa: E402
-                                tasks_dir)
-from specdefects.lmeval.scoring import process_results, score_responses  # noqa: E402
 from lmeval_run import BASE_ENV, BIN, ROOT, results_of, run_eval, samples_of, scores  # noqa: E402,F401
+
+from specdefects.lmeval import SpecDefectsDataError, all_names, load_variant, reference_answer, tasks_dir  # noqa: E402
+from specdefects.lmeval.scoring import process_results, score_responses  # noqa: E402
 
 VARIANTS = ("orig", "lv", "us", "sf")
 

@@ -17,8 +17,14 @@ from heplus_fixture import write_heplus_fixture  # noqa: E402
 from lmeval_run import BASE_ENV, BIN, results_of, run_eval, samples_of, scores  # noqa: E402
 
 from specdefects.lmeval import SpecDefectsDataError, tasks_dir  # noqa: E402
-from specdefects.lmeval.follow import (PAIRED_METRICS, all_names, load_matched, process_paired,  # noqa: E402
-                                       score_heldout, score_paired)
+from specdefects.lmeval.follow import (  # noqa: E402
+    PAIRED_METRICS,
+    all_names,
+    load_matched,
+    process_paired,
+    score_heldout,
+    score_paired,
+)
 
 FIX = Path(__file__).parent / "fixtures"
 FOLLOW_ENV = "SPECDEFECTS_FOLLOW_DATA"

@@ -7,11 +7,21 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from specdefects.metrics import (adherence, classification_report, cluster_bootstrap_ci, default_rule, drops,
-                                 mcnemar_exact, mean_pass_at_k, paired_difference, paired_drops,
-                                 paired_switching, pass_at_k, pass_at_k_from_results)
+from specdefects.metrics import (
+    adherence,
+    classification_report,
+    cluster_bootstrap_ci,
+    default_rule,
+    drops,
+    mcnemar_exact,
+    mean_pass_at_k,
+    paired_difference,
+    paired_drops,
+    paired_switching,
+    pass_at_k,
+    pass_at_k_from_results,
+)
 from specdefects.records import ExecResult
-
 
 # ---------------------------------------------------------------- pass@k
 
@@ -174,7 +184,7 @@ def test_paired_switching_bootstrap_resamples_families():
     pattern[("F4", "i9")] = [1, 1, 1]           # unequal family sizes: a family brings all its instances
     res = paired_switching(_rows(pattern), n_boot=3000, seed=7)
     inst_mean = {}
-    for (fam, inst), runs in pattern.items():
+    for (fam, _inst), runs in pattern.items():
         inst_mean.setdefault(fam, []).append(np.mean(runs))
     fams = sorted(inst_mean)
     idx = np.random.default_rng(7).integers(0, len(fams), size=(3000, len(fams)))

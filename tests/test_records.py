@@ -6,7 +6,15 @@ import math
 import pytest
 
 from specdefects.records import (
-    ExecResult, Mutant, Op, RecordError, Task, TestCase, decode_value, encode_value, tasks_from_dataset,
+    ExecResult,
+    Mutant,
+    Op,
+    RecordError,
+    Task,
+    TestCase,
+    decode_value,
+    encode_value,
+    tasks_from_dataset,
     tasks_to_dataset,
 )
 

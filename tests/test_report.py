@@ -17,13 +17,27 @@ import warnings
 from pathlib import Path
 
 import pytest
-
 from conftest import SHARED_DATA
 
-from specdefects.report import (GAP, ReportError, ReportWarning, drop_matrix, heatmap, load_runs,
-                                paired_drops_frame, parse_task_name, per_task_frame, published_frame,
-                                published_table4, scores_frame, table4, table4_numeric, to_latex,
-                                to_markdown, write_report)
+from specdefects.report import (
+    GAP,
+    ReportError,
+    ReportWarning,
+    drop_matrix,
+    heatmap,
+    load_runs,
+    paired_drops_frame,
+    parse_task_name,
+    per_task_frame,
+    published_frame,
+    published_table4,
+    scores_frame,
+    table4,
+    table4_numeric,
+    to_latex,
+    to_markdown,
+    write_report,
+)
 
 FIX = Path(__file__).parent / "fixtures" / "lmeval_results"
 MODEL_A, MODEL_B = FIX / "model_a", FIX / "model_b"

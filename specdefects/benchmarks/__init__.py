@@ -14,7 +14,8 @@ benchmark, the row (task id and/or line) and what is wrong.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..records import Task
 from . import evalplus, humaneval, livecodebench, mbpp

@@ -16,9 +16,10 @@ import gzip
 import json
 import os
 import warnings
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from ..records import RecordError
 

@@ -29,13 +29,13 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..records import RecordError, Task, TestCase, decode_value, encode_value
 from . import humaneval as _he
 from . import mbpp as _mbpp
-from ._common import Row, hub_rows, is_local, literal_assignment, read_local, require, require_str_list, \
-    row_error
+from ._common import Row, hub_rows, is_local, literal_assignment, read_local, require, require_str_list, row_error
 
 HUMANEVALPLUS = "humanevalplus"
 MBPPPLUS = "mbppplus"

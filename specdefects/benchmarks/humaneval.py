@@ -27,8 +27,19 @@ from pathlib import Path
 from typing import Any
 
 from ..records import Task, TestCase
-from ._common import Row, char_offset, parse_python, hub_rows, is_local, line_start_offsets, matching_paren, read_jsonl, \
-    read_local, require, row_error
+from ._common import (
+    Row,
+    char_offset,
+    hub_rows,
+    is_local,
+    line_start_offsets,
+    matching_paren,
+    parse_python,
+    read_jsonl,
+    read_local,
+    require,
+    row_error,
+)
 
 NAME = "humaneval"
 HUB_ID = "openai/openai_humaneval"

@@ -25,8 +25,18 @@ import builtins
 from typing import Any
 
 from ..records import Task, TestCase
-from ._common import Row, called_names, defined_functions, hub_rows, is_local, read_local, require, \
-    require_str_list, row_error, split_assert
+from ._common import (
+    Row,
+    called_names,
+    defined_functions,
+    hub_rows,
+    is_local,
+    read_local,
+    require,
+    require_str_list,
+    row_error,
+    split_assert,
+)
 
 NAME = "mbpp"
 HUB_ID = "google-research-datasets/mbpp"

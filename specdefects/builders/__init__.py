@@ -8,9 +8,21 @@ Publishing (a local folder, or a Hub repo when asked) is :mod:`specdefects.hub`.
 """
 
 from .diff import changed_spans, mark_changes
-from .spec_defects import (INVARIANCE_STATUSES, SPEC_BENCHMARKS, SPLIT_STRATEGIES, BuildError, BuildReport,
-                           build_configs, build_spec_defects, config_files, make_variants, split_validator,
-                           validator_features, variant_features, variant_row)
+from .spec_defects import (
+                           INVARIANCE_STATUSES,
+                           SPEC_BENCHMARKS,
+                           SPLIT_STRATEGIES,
+                           BuildError,
+                           BuildReport,
+                           build_configs,
+                           build_spec_defects,
+                           config_files,
+                           make_variants,
+                           split_validator,
+                           validator_features,
+                           variant_features,
+                           variant_row,
+)
 
 BUILDERS = {"spec-defects": build_spec_defects}
 

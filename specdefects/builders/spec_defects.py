@@ -27,9 +27,10 @@ import json
 import os
 import time
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from .. import __version__
 from ..files import atomic_path

@@ -16,7 +16,7 @@ prompt code and examples, starter code, reference, test program, entry point).
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from ..records import DEFECTS, Mutant, Task
 from . import lexical_vagueness, syntax_formatting, under_specification

@@ -7,7 +7,7 @@ compare with the original task's result).
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from ..records import ExecResult, Mutant
 

@@ -26,8 +26,17 @@ from dataclasses import replace
 
 from ..records import Mutant, Op, Task
 from . import _rename as rn
-from ._common import NotApplicable, Skip, article_for, build_mutant, match_case, overlaps, run_guarded, \
-    protected_spans, rng_for
+from ._common import (
+    NotApplicable,
+    Skip,
+    article_for,
+    build_mutant,
+    match_case,
+    overlaps,
+    protected_spans,
+    rng_for,
+    run_guarded,
+)
 from .lexicon import ACTION_VERBS, DOMAIN_TERMS, IDENT_PARTS
 
 DEFECT = "LV"

@@ -52,8 +52,7 @@ from __future__ import annotations
 import re
 
 from ..records import US_CATEGORIES, Mutant, Op, Task
-from ._common import NotApplicable, Skip, article_for, build_mutant, overlaps, rng_for, run_guarded, \
-    sentence_spans
+from ._common import NotApplicable, Skip, article_for, build_mutant, overlaps, rng_for, run_guarded, sentence_spans
 
 DEFECT = "US"
 

@@ -10,10 +10,17 @@ judged) module docs.
 """
 
 from .extract import extract_code
-from .runner import (check_references, fill_expected, run_batch, run_program, stdout_matches,
-                     values_equal)
-from .sandbox import (BwrapSandbox, Limits, ProgramResult, RlimitSandbox, Sandbox, SandboxError,
-                      bwrap_available, get_sandbox)
+from .runner import check_references, fill_expected, run_batch, run_program, stdout_matches, values_equal
+from .sandbox import (
+                     BwrapSandbox,
+                     Limits,
+                     ProgramResult,
+                     RlimitSandbox,
+                     Sandbox,
+                     SandboxError,
+                     bwrap_available,
+                     get_sandbox,
+)
 
 __all__ = ["extract_code", "run_program", "run_batch", "check_references", "fill_expected", "values_equal",
            "stdout_matches", "Sandbox", "BwrapSandbox", "RlimitSandbox", "Limits", "ProgramResult",

@@ -190,7 +190,7 @@ def _snapshot():
 
 def _restore(snaps):
     snap, mods = snaps
-    for name, (m, d) in snap.items():
+    for _name, (m, d) in snap.items():
         md = m.__dict__
         for k, v in d.items():
             if md.get(k, _restore) is not v:

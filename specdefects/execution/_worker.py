@@ -14,7 +14,13 @@ length + JSON header, followed by the raw blobs whose lengths the header names.
 This file is shipped as ``python3 -c <source>``: it must not import specdefects.
 Usage: python3 -I -c <source> BASE_DIR KILL_MODE   (KILL_MODE: "all" | "group")
 """
+
+# warm the modules candidates and the harness typically import: the forked child
+# then starts without paying for them
+import ast  # noqa: E401,F401
+import builtins
 import ctypes
+import io  # noqa: E401,F401
 import json
 import os
 import resource
@@ -24,13 +30,9 @@ import signal
 import struct
 import sys
 import time
+import traceback
 import types
-
-# warm the modules candidates and the harness typically import: the forked child
-# then starts without paying for them
-import ast, bisect, collections, copy, decimal, fractions, functools, hashlib, heapq  # noqa: E401,F401
-import io, itertools, math, operator, random, re, statistics, string, traceback  # noqa: E401,F401
-import typing, builtins, datetime, dataclasses, enum, array, queue  # noqa: E401,F401
+import typing  # noqa: E401,F401
 
 BASE = sys.argv[1]
 KILL_ALL = sys.argv[2] == "all"
@@ -102,7 +104,7 @@ def _child(code, lim, paths):
                 resource.setrlimit(res, (soft, resource.getrlimit(res)[1]))
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGXFSZ, signal.SIGXCPU):
             signal.signal(sig, signal.SIG_DFL)
-        sys.stdin = open(0, "r", encoding="utf-8", errors="replace", closefd=False)
+        sys.stdin = open(0, encoding="utf-8", errors="replace", closefd=False)
         sys.stdout = open(1, "w", encoding="utf-8", closefd=False)
         sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", buffering=1, closefd=False)
         sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stderr

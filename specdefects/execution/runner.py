@@ -37,9 +37,10 @@ import secrets
 import signal
 import threading
 import time
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from ..records import ExecResult, RecordError, Task, TestCase, decode_value
 from .sandbox import Limits, ProgramResult, Sandbox, get_sandbox
@@ -293,7 +294,8 @@ def _run_stdin(task: Task, program: str, limits: Limits, sb: Sandbox, sample_id:
         outputs.append(out[:1000])
         base = _base_result(task, sample_id, iso)
 
-        def result(status: str, stderr: str = pr.stderr, failed: str = case.input) -> ExecResult:
+        def result(status: str, stderr: str = pr.stderr, failed: str = case.input, total: float = total,
+                   base: dict = base) -> ExecResult:
             return ExecResult(status=status, failed_test=_short(failed), stderr=stderr[-limits.stderr_tail_chars:],
                               duration_s=total, outputs=outputs, **base)
 

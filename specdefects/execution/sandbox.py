@@ -143,7 +143,7 @@ class _UidLease:
 class _Slot:
     """One long-lived worker process (inside the sandbox) and its pipes."""
 
-    def __init__(self, sandbox: "WorkerSandbox", index: int) -> None:
+    def __init__(self, sandbox: WorkerSandbox, index: int) -> None:
         self.sandbox, self.index = sandbox, index
         self.proc: subprocess.Popen | None = None
         self.lease = _UidLease() if sandbox.switch_uid else None
@@ -309,7 +309,7 @@ class Sandbox(ABC):
     def describe(self) -> dict:
         return {"name": self.name, "isolation": self.isolation}
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027  (optional hook: providers without workers need nothing)
         """Release workers and temp dirs."""
 
     def __enter__(self):

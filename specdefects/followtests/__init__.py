@@ -11,9 +11,10 @@ and test-suite quality.
 Every program (references included) runs in :mod:`specdefects.execution`'s sandbox.
 """
 
+from ..records import CONDITIONS, Family, Instance, instance_features
+from ..records import FAMILY_CATEGORIES as CATEGORIES
 from .families import FAMILIES, FamilyError, build_instances, family_by_id
 from .prompts import render_prompt, shown_outputs
-from ..records import CONDITIONS, FAMILY_CATEGORIES as CATEGORIES, Family, Instance, instance_features
 from .scoring import follows, score_generations, scoring_task
 
 __all__ = ["CATEGORIES", "CONDITIONS", "FAMILIES", "Family", "FamilyError", "Instance", "build_instances",

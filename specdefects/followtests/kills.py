@@ -17,8 +17,8 @@ Nothing is executed in this process: :func:`run_versions` goes through
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from ..execution import Limits, run_batch
 from ..records import Task, TestCase, decode_value, encode_value

@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from ..execution import Limits, fill_expected, run_batch, stdout_matches, values_equal
 from ..records import RecordError, Task, TestCase, decode_value, encode_value
@@ -448,7 +449,7 @@ def build_matched(tasks: Iterable[Task], sandbox=None, workers: int | None = Non
                 owners.append((k, "wrong", i))
     results = run_batch(items, workers=workers, limits=limits, sandbox=sandbox, progress=progress) if items else []
     bad: dict[int, str] = {}
-    for (k, kind, i), r in zip(owners, results):
+    for (k, kind, _i), r in zip(owners, results):
         if kind == "correct" and not r.passed:
             bad.setdefault(k, f"the reference does not pass its own example assertions ({r.status})")
         elif kind == "wrong" and r.status != "failed":

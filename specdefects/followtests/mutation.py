@@ -188,7 +188,7 @@ def _edits(node: ast.AST, t: _Text, slice_consts: set[int]) -> list[_Edit]:
             out.append((family, "unary_drop", s, o, ""))
     elif isinstance(node, ast.Compare):
         left = node.left
-        for op_node, right in zip(node.ops, node.comparators):
+        for _op_node, right in zip(node.ops, node.comparators):
             tok = t.token_between(t.span(left)[1], t.span(right)[0])
             if tok:
                 key = re.sub(r"\s+", " ", src[tok[0]:tok[1]])

@@ -10,8 +10,7 @@
 
 from __future__ import annotations
 
-from ..records import decode_value, encode_value
-from ..records import CONDITIONS, Instance
+from ..records import CONDITIONS, Instance, decode_value, encode_value
 
 INSTRUCTION = "Return the complete function in a single ```python code block."
 

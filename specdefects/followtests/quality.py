@@ -43,17 +43,16 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import combinations
-from typing import Iterable, Sequence
 
 import numpy as np
 
 from ..execution import Limits, values_equal
 from ..records import RecordError, Task, TestCase, decode_value, encode_value
-from .matched import (Exclusion, MatchedTask, _call, heldout, interface_of,
-                      render_matched_prompt, strip_examples)
 from .kills import Call, Job, run_versions
+from .matched import Exclusion, MatchedTask, _call, heldout, interface_of, render_matched_prompt, strip_examples
 from .mutation import MAX_MUTANTS, CodeMutant, MutationError, mutate_reference
 
 SUITES = ("high", "low", "random")

@@ -9,12 +9,12 @@ and reports every return value; the comparison is done here (the sandbox's
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from ..execution import Limits, extract_code, run_batch
-from ..records import Task, TestCase
+from ..records import CONDITIONS, Instance, Task, TestCase
 from .families.instances import outputs_agree
-from ..records import CONDITIONS, Instance
 
 ROW_FIELDS = ("instance_id", "family_id", "run", "condition", "follows_a", "follows_b")
 

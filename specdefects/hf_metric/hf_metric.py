@@ -16,8 +16,14 @@ it), so a copy of this file alone does not work without the package.
 import datasets
 import evaluate
 
-from specdefects.metrics import (adherence, classification_report, drops, paired_drops,
-                                 paired_switching, pass_at_k_from_results)
+from specdefects.metrics import (
+    adherence,
+    classification_report,
+    drops,
+    paired_drops,
+    paired_switching,
+    pass_at_k_from_results,
+)
 from specdefects.metrics.classification import LABELS
 
 _CITATION = """\

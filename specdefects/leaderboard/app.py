@@ -11,8 +11,21 @@ import logging
 import os
 import re
 
-from .results import (BENCHMARKS, DETECTOR_COLUMNS, FOLLOW_COLUMNS, QUEUE_COLUMNS, ROBUSTNESS_COLUMNS, SOURCE_LABEL,
-                      detectors_frame, follow_frame, heatmap_figure, load_board, queue_frame, robustness_frame, styled)
+from .results import (
+    BENCHMARKS,
+    DETECTOR_COLUMNS,
+    FOLLOW_COLUMNS,
+    QUEUE_COLUMNS,
+    ROBUSTNESS_COLUMNS,
+    SOURCE_LABEL,
+    detectors_frame,
+    follow_frame,
+    heatmap_figure,
+    load_board,
+    queue_frame,
+    robustness_frame,
+    styled,
+)
 from .store import open_store
 from .submissions import MODEL_TYPES, PRECISIONS, SubmissionError, make_request
 

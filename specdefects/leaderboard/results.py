@@ -240,7 +240,8 @@ def evaluated_summaries(folders) -> list[dict]:
     """Summaries (source ``evaluated``) of lm-eval output folders run by this project, one per model:
     the spec_defects scores and follow-tests switching merged over the model's runs (a later file
     wins). The lm-eval blob is left out: the committed results folders hold it."""
-    from ..models import is_registered, spec as model_spec
+    from ..models import is_registered
+    from ..models import spec as model_spec
 
     merged: dict[str, dict] = {}
     files = [f for folder in folders for f in find_lmeval_results(folder)]
@@ -408,8 +409,9 @@ QUEUE_COLUMNS = ["Model", "Revision", "Precision", "Type", "Status", "Submitted"
 
 
 def queue_frame(requests: list[dict]):
-    import pandas as pd
     import time
+
+    import pandas as pd
 
     from .store import _ts
     rows = []

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..files import write_json_atomic
-from .submissions import (SubmissionError, duplicate_message, duplicate_of, now_iso, validate_request)
+from .submissions import SubmissionError, duplicate_message, duplicate_of, now_iso, validate_request
 
 log = logging.getLogger("specdefects.leaderboard")
 

@@ -163,8 +163,8 @@ def score_heldout(resps, docs):
 def score_paired(resps, docs):
     """``filter_fn`` of ``spec_follow_tests_paired``: each response becomes the JSON text of
     ``{follows_a, follows_b, status, reason, code}``; one sandbox batch for the whole task."""
-    from ..followtests.scoring import follows, scoring_task
     from ..execution import run_batch
+    from ..followtests.scoring import follows, scoring_task
     from ..records import Instance
     from .scoring import _fail, _workers, precheck
 

@@ -284,7 +284,8 @@ def main(argv: list[str]) -> int:
     if tasks and "spec_defects" in tasks and data and not Path(data).expanduser().is_dir():
         raise EvalUsageError(f"{DATA_ENV}={data} is not a folder: build it with `specdefects build spec-defects "
                              f"--out DIR` and set {DATA_ENV}=DIR (or unset it to use the Hub dataset {HUB_ID})")
-    from .follow import DATA_ENV as FOLLOW_ENV, HUB_ID as FOLLOW_HUB
+    from .follow import DATA_ENV as FOLLOW_ENV
+    from .follow import HUB_ID as FOLLOW_HUB
     follow_data = os.environ.get(FOLLOW_ENV)
     if tasks and "spec_follow_tests" in tasks and follow_data and not Path(follow_data).expanduser().is_dir():
         raise EvalUsageError(f"{FOLLOW_ENV}={follow_data} is not a folder: build it with `specdefects build "

@@ -21,7 +21,8 @@ from lm_eval.api.model import LM
 from lm_eval.api.registry import register_model
 
 from . import reference_answer
-from .follow import GROUP as FOLLOW_GROUP, reference_answer as follow_answer
+from .follow import GROUP as FOLLOW_GROUP
+from .follow import reference_answer as follow_answer
 
 ANSWERS = ("reference", "follow", "pass", "empty")
 
@@ -35,13 +36,13 @@ class ReferenceLM(LM):
         self.answer = answer
 
     @classmethod
-    def create_from_arg_string(cls, arg_string: str, additional_config: dict | None = None) -> "ReferenceLM":
+    def create_from_arg_string(cls, arg_string: str, additional_config: dict | None = None) -> ReferenceLM:
         from lm_eval.utils import simple_parse_args_string
         args = simple_parse_args_string(arg_string or "")
         return cls(**{k: v for k, v in args.items() if k == "answer"})
 
     @classmethod
-    def create_from_arg_obj(cls, arg_dict: dict, additional_config: dict | None = None) -> "ReferenceLM":
+    def create_from_arg_obj(cls, arg_dict: dict, additional_config: dict | None = None) -> ReferenceLM:
         return cls(**{k: v for k, v in (arg_dict or {}).items() if k == "answer"})
 
     def _answer(self, req) -> str:

@@ -20,7 +20,8 @@ import ast
 import json
 import os
 import re
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ..records import Task
 

@@ -40,11 +40,12 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Iterator
 
 from ..files import CACHE_ENV, cache_dir  # noqa: F401  (cache_dir is part of this module's interface)
+
 WHEELS_ENV = "SPECDEFECTS_WHEELS"
 MANIFEST = "specdefects-model.json"
 CONVERSION_VERSION = 1  # bump when the converted folder's layout changes

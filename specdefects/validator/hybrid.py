@@ -27,8 +27,8 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from .errors import ValidatorError
 from .model import LABEL2ID, LABELS, META_FILE, clip
@@ -76,7 +76,7 @@ class _Linear:
         self.coef, self.intercept = coef, intercept
 
     @classmethod
-    def fit(cls, X, y, C: float, seed: int, class_weight=None) -> "_Linear":
+    def fit(cls, X, y, C: float, seed: int, class_weight=None) -> _Linear:
         import numpy as np
         from sklearn.linear_model import LogisticRegression
         m = LogisticRegression(C=C, max_iter=5000, random_state=seed, class_weight=class_weight).fit(X, y)
@@ -100,7 +100,7 @@ class HybridModel:
 
     # ------------------------------------------------------------------ fitting
     def fit(self, texts: Sequence[str], labels: Sequence[str], groups: Sequence[str] | None = None,
-            progress: bool = False) -> "HybridModel":
+            progress: bool = False) -> HybridModel:
         import numpy as np
         from tqdm.auto import tqdm
 
@@ -187,7 +187,7 @@ class HybridModel:
                                 stack_mean=self.mean, stack_scale=self.scale)
 
     @classmethod
-    def load(cls, folder: str | os.PathLike) -> "HybridModel":
+    def load(cls, folder: str | os.PathLike) -> HybridModel:
         import numpy as np
 
         from .features import FEATURE_NAMES
@@ -272,7 +272,7 @@ class HybridDetector:
         self.load_seconds = 0.0
 
     @classmethod
-    def load(cls, path: str | os.PathLike) -> "HybridDetector":
+    def load(cls, path: str | os.PathLike) -> HybridDetector:
         from .model import read_meta
         t0 = time.perf_counter()
         d = cls(HybridModel.load(path), str(path), read_meta(path))

@@ -19,8 +19,8 @@ import json
 import os
 import shutil
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from .errors import ValidatorError
 
@@ -207,11 +207,10 @@ class Detector:
         self.load_seconds = 0.0
 
     @classmethod
-    def load(cls, path: str | os.PathLike, device: str | None = None) -> "Detector":
+    def load(cls, path: str | os.PathLike, device: str | None = None) -> Detector:
         """A detector folder, or a Hub model id (any text-classification model with our labels)."""
         t0 = time.perf_counter()
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
-
         from transformers.utils import logging as hf_logging
         hf_logging.disable_progress_bar()  # "Loading weights" bars: noise in `check` output
         p = str(path)

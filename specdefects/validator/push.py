@@ -100,7 +100,7 @@ def push_detector(folder: str | os.PathLike, repo_id: str, token: str | None = N
     if not (folder / "config.json").exists():
         raise ValidatorError(f"{folder} is not a detector folder (no config.json)")
     cfg = json.loads((folder / "config.json").read_text())
-    if set((cfg.get("label2id") or {})) != set(LABELS):
+    if set(cfg.get("label2id") or {}) != set(LABELS):
         raise ValidatorError(f"{folder}/config.json has no label2id for {list(LABELS)}")
     try:
         repo_id = check_repo_id(repo_id)

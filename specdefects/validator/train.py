@@ -33,8 +33,17 @@ from pathlib import Path
 
 from .data import check_training_data, fingerprint, load_validator
 from .errors import ValidatorError
-from .model import (LABEL2ID, LABELS, LORA_TARGETS, clip, has_cuda, load_backbone, publish_latest, resolve_backbone,
-                    save_detector)
+from .model import (
+    LABEL2ID,
+    LABELS,
+    LORA_TARGETS,
+    clip,
+    has_cuda,
+    load_backbone,
+    publish_latest,
+    resolve_backbone,
+    save_detector,
+)
 
 REGIMES = ("hybrid", "probe", "lora", "full")
 HYBRID_BACKBONE = "none (TF-IDF + evidence features)"
@@ -67,7 +76,7 @@ class TrainConfig:
     publish: bool = True                # copy the final detector to latest_path()
     evaluate_test: bool = True
 
-    def resolved(self) -> "TrainConfig":
+    def resolved(self) -> TrainConfig:
         c = TrainConfig(**asdict(self))
         gpu = has_cuda()
         c.backbone = c.backbone or None

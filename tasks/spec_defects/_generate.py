@@ -42,7 +42,7 @@ def main() -> None:
             f"group: spec_defects{suffix}\ngroup_alias: spec_defects{suffix}\ntask:\n"
             + "".join(f"  - {g}\n" for g in top) + AGG)
         # one variant across the benchmarks (a separate entry point; do not combine with the above)
-        for v, (label, valias) in VARIANTS.items():
+        for v, (_label, valias) in VARIANTS.items():
             group = f"spec_defects_{v}{suffix}"
             (HERE / f"{group}.yaml").write_text(
                 f"group: {group}\ngroup_alias: {valias}{' (instruct)' if suffix else ''}\ntask:\n"

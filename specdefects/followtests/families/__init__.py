@@ -5,8 +5,16 @@
 """
 
 from .catalog import FAMILIES
-from .instances import (N_AGREE, N_EVAL, N_REALIZATIONS, N_VISIBLE, FamilyError, build_instances, family_by_id,
-                        sample_inputs)
+from .instances import (
+                        N_AGREE,
+                        N_EVAL,
+                        N_REALIZATIONS,
+                        N_VISIBLE,
+                        FamilyError,
+                        build_instances,
+                        family_by_id,
+                        sample_inputs,
+)
 
 __all__ = ["FAMILIES", "FamilyError", "N_AGREE", "N_EVAL", "N_REALIZATIONS", "N_VISIBLE", "build_instances",
            "family_by_id", "sample_inputs"]

@@ -10,11 +10,10 @@ disagreeing inputs (readable prompts), evaluation inputs a seeded shuffle of the
 from __future__ import annotations
 
 import random
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from ...execution import Limits, fill_expected, values_equal
-from ...records import RecordError, Task, TestCase, decode_value, encode_value
-from ...records import Family, Instance
+from ...records import Family, Instance, RecordError, Task, TestCase, decode_value, encode_value
 from .catalog import FAMILIES
 
 N_REALIZATIONS = 6
