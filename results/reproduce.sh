@@ -18,7 +18,7 @@ FOLLOW_DATA=${FOLLOW_DATA:-out/follow-tests}
 BATCH=${BATCH:-128}
 export VLLM_CPU_KVCACHE_SPACE=${VLLM_CPU_KVCACHE_SPACE:-4} VLLM_ENABLE_V1_MULTIPROCESSING=0
 
-ALL_RUNS="he-0.5b paired-0.5b matched-he-0.5b quality-0.5b matched-mbpp-0.5b he-1.5b mbpp-0.5b"
+ALL_RUNS="he-0.5b paired-0.5b matched-he-0.5b quality-0.5b matched-mbpp-0.5b he-1.5b mbpp-sample-0.5b mbpp-0.5b"
 
 spec_data() {
   [ -f "$SPEC_DATA/build_report.json" ] || "$VENV_BIN/specdefects" build spec-defects --out "$SPEC_DATA" \
@@ -34,16 +34,25 @@ follow_data() {
   echo "SPECDEFECTS_FOLLOW_DATA=$FOLLOW_DATA"
 }
 
-# run MODEL RUN DATA_ENV TASKS
+# a seeded sample of MBPP tasks (every row of a sampled task equals the full build's)
+MBPP_SAMPLE=${MBPP_SAMPLE:-300}
+spec_sample_data() {
+  local dir="out/spec-defects-mbpp-sample$MBPP_SAMPLE"
+  [ -f "$dir/build_report.json" ] || "$VENV_BIN/specdefects" build spec-defects --out "$dir" --benchmarks mbpp \
+    --source mbpp=../shared/data/mbpp/mbpp.jsonl --sample "$MBPP_SAMPLE" --json > /dev/null
+  echo "SPECDEFECTS_DATA=$dir"
+}
+
+# run MODEL RUN DATA_ENV TASKS [CACHE_NAME]  (runs that share a cache reuse each other's answers)
 run() {
-  local model=$1 name=$2 data=$3 tasks=$4
+  local model=$1 name=$2 data=$3 tasks=$4 cache_name=${5:-$2}
   local out="results/$model/$name" start
   "$VLLM_BIN/specdefects" models prepare "$model" --json > /dev/null
   mkdir -p "$out" "$CACHE/lm-eval/$model"
   local cmd=("$VLLM_BIN/specdefects" eval --model vllm
              --model_args "pretrained=$model,dtype=bfloat16,max_model_len=2048,seed=0" --batch_size "$BATCH"
              --tasks "$tasks" --apply_chat_template --confirm_run_unsafe_code
-             --output_path "$out" --log_samples --use_cache "$CACHE/lm-eval/$model/$name")
+             --output_path "$out" --log_samples --use_cache "$CACHE/lm-eval/$model/$cache_name")
   echo "== $name: $model on $tasks ($data)"
   start=$(date +%s)
   env "$data" "${cmd[@]}" 2>&1 | tee "$out/run.log" | grep -E "^\||error|Error" || true
@@ -79,6 +88,7 @@ one() {
   case "$1" in
     he-0.5b)           run qwen2.5-coder-0.5b-instruct "$1" "$(spec_data)" spec_defects_humaneval_instruct ;;
     mbpp-0.5b)         run qwen2.5-coder-0.5b-instruct "$1" "$(spec_data)" spec_defects_mbpp_instruct ;;
+    mbpp-sample-0.5b)  run qwen2.5-coder-0.5b-instruct "$1" "$(spec_sample_data)" spec_defects_mbpp_instruct mbpp-0.5b ;;
     he-1.5b)           run qwen2.5-coder-1.5b-instruct "$1" "$(spec_data)" spec_defects_humaneval_instruct ;;
     paired-0.5b)       run qwen2.5-coder-0.5b-instruct "$1" "$(follow_data)" spec_follow_tests_paired ;;
     matched-he-0.5b)   run qwen2.5-coder-0.5b-instruct "$1" "$(follow_data)" spec_follow_tests_matched_humanevalplus ;;

