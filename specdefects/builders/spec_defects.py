@@ -35,9 +35,10 @@ from typing import Any
 from .. import __version__
 from ..files import atomic_path
 from ..records import DEFECTS, Mutant, Task
+from ..vocabulary import BENCHMARKS, DEFECT_VARIANTS
 
-SPEC_BENCHMARKS = ("humaneval", "mbpp", "livecodebench")
-VARIANT_DEFECTS = ("LV", "US", "SF")
+SPEC_BENCHMARKS = BENCHMARKS
+VARIANT_DEFECTS = DEFECT_VARIANTS
 SPLIT_STRATEGIES = ("grouped", "stratified")
 VALIDATOR_SPLITS = ("train", "validation", "test")
 BENCHMARK_SPLIT = "test"

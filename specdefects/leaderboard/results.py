@@ -16,14 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..report.runs import model_name
+from ..vocabulary import BENCHMARKS, VARIANTS, parse_task_name
 from .submissions import MODEL_ID, now_iso
 
 log = logging.getLogger("specdefects.leaderboard")
 
 RESULT_SCHEMA = "specdefects-leaderboard-result/1"
-BENCHMARKS = ("humaneval", "mbpp", "livecodebench")
-VARIANTS = ("orig", "US", "LV", "SF")
-DEFECTS = ("US", "LV", "SF")
+DEFECTS = VARIANTS[1:]  # the leaderboard's columns, in Table 4's order: US, LV, SF
 FOLLOW_KEYS = ("switching", "ci_low", "ci_high", "tests_a_adherence", "tests_b_adherence", "explicit_a",
                "explicit_b")
 # the leaderboard's follow-tests columns <- the spec_follow_tests_paired task's metric names
@@ -32,23 +31,15 @@ FOLLOW_METRIC_ALIASES = {"ci_low": ("switching_ci_low",), "ci_high": ("switching
 PUBLISHED_DIR = Path(__file__).resolve().parent / "published"
 SOURCE_LABEL = {"study": "◆ reported in the study", "evaluated": "✔ evaluated here",
                 "self-reported": "⚠ self-reported"}
-_BENCH_ALIASES = {"humaneval": "humaneval", "he": "humaneval", "mbpp": "mbpp", "livecodebench": "livecodebench",
-                  "lcb": "livecodebench", "humanevalplus": "humanevalplus", "mbppplus": "mbppplus"}
-_VAR_ALIASES = {"orig": "orig", "original": "orig", "clean": "orig", "base": "orig", "us": "US", "lv": "LV",
-                "sf": "SF"}
+SCORED_BENCHMARKS = (*BENCHMARKS, "humanevalplus", "mbppplus")
 MAX_RESULT_BYTES = 20_000_000
 
 
 def parse_task(name: str) -> tuple[str, str] | None:
-    """``spec_defects_humaneval_lv[_instruct]`` -> ("humaneval", "LV"); groups -> None."""
-    toks = [t for t in re.split(r"[^a-z0-9+]+", str(name).lower()) if t]
-    if not toks or "follow" in toks:
-        return None
-    bench = next((_BENCH_ALIASES[t] for t in toks if t in _BENCH_ALIASES), None)
-    if bench is None:
-        return None
-    var = next((_VAR_ALIASES[t] for t in toks if t in _VAR_ALIASES), None)
-    return (bench, var) if var else None  # a group (spec_defects_humaneval) averages variants: not a cell
+    """``spec_defects_humaneval_lv[_instruct]`` -> ("humaneval", "LV"), submissions' looser names
+    too (:func:`specdefects.vocabulary.parse_task_name` with ``lenient``); groups -> None."""
+    parsed = parse_task_name(name, lenient=True)
+    return (parsed.benchmark, parsed.variant) if parsed else None
 
 
 def _metric(metrics: dict, *names: str):
@@ -166,7 +157,7 @@ def parse_result(path: str, raw: bytes) -> dict:
     if s.get("source") not in ("evaluated", "self-reported"):
         s["source"] = "self-reported"
     for bench, vs in s["scores"].items():
-        if bench not in _BENCH_ALIASES.values() or not isinstance(vs, dict):
+        if bench not in SCORED_BENCHMARKS or not isinstance(vs, dict):
             raise ValueError(f"unknown benchmark {str(bench)[:40]!r}")
         for var, v in vs.items():
             if var not in VARIANTS or not isinstance(v, (int, float)) or not (0 <= v <= 100):

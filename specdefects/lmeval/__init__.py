@@ -22,13 +22,13 @@ import glob
 import os
 from pathlib import Path
 
+from ..vocabulary import BENCHMARKS, GROUP, task_name
+from ..vocabulary import VARIANT_DEFECT as VARIANTS  # task suffix -> the rows' `defect` label
+
 HUB_ID = "specdefects/spec-defects"
 DATA_ENV = "SPECDEFECTS_DATA"
 TASKS_ENV = "SPECDEFECTS_TASKS"
-BENCHMARKS = ("humaneval", "mbpp", "livecodebench")
-VARIANTS = {"orig": "clean", "lv": "LV", "us": "US", "sf": "SF"}  # task suffix -> `defect` label
 STYLES = ("completion", "instruct")
-GROUP = "spec_defects"
 
 INSTRUCTION = ("Please provide a self-contained Python script that solves the following problem in a "
                "markdown code block:\n```\n{prompt}\n```\n")
@@ -40,10 +40,6 @@ class SpecDefectsDataError(RuntimeError):
 
 
 # --------------------------------------------------------------------------- names
-
-def task_name(benchmark: str, variant: str, style: str = "completion") -> str:
-    return f"{GROUP}_{benchmark}_{variant}" + ("_instruct" if style == "instruct" else "")
-
 
 def all_names() -> dict[str, list[str]]:
     """Every task and group name this package defines: ``{"groups": [...], "tasks": [...]}``."""

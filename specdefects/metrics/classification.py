@@ -6,7 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-LABELS = ("clean", "LV", "US", "SF")
+from ..records import DEFECTS
+
+LABELS = DEFECTS  # clean, LV, US, SF
 
 
 def classification_report(y_true: Sequence[Any], y_pred: Sequence[Any],

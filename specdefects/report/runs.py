@@ -16,13 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-BENCHMARKS = ("humaneval", "mbpp", "livecodebench")
-VARIANTS = ("orig", "US", "LV", "SF")
-BENCHMARK_LABELS = {"humaneval": "HumanEval", "mbpp": "MBPP", "livecodebench": "LiveCodeBench"}
-VARIANT_LABELS = {"orig": "Orig", "US": "US", "LV": "LV", "SF": "SF"}
-_VARIANT_KEYS = {"orig": "orig", "original": "orig", "us": "US", "lv": "LV", "sf": "SF"}
-TASK_RE = re.compile(r"^spec_defects_(?P<benchmark>[a-z0-9]+)_(?P<variant>orig|us|lv|sf)(?P<style>_instruct)?$",
-                     re.IGNORECASE)
+from ..vocabulary import BENCHMARK_LABELS, BENCHMARKS, VARIANT_LABELS, VARIANTS, normalize_variant, parse_task_name  # noqa: F401  (re-exported)
+
 INSTRUCT_SUFFIX = " (instruct)"  # instruct-style tasks (spec_defects_*_instruct) are a model of their own
 _METRIC = "pass@1"
 _TASK_ID_KEYS = ("task_id", "question_id", "uid", "id")
@@ -34,21 +29,6 @@ class ReportWarning(UserWarning):
 
 class ReportError(ValueError):
     """Nothing usable in the given paths (missing folder, no results files)."""
-
-
-def parse_task_name(name: str) -> tuple[str, str, str] | None:
-    """``spec_defects_mbpp_us`` -> ``("mbpp", "US", "completion")``,
-    ``spec_defects_mbpp_us_instruct`` -> ``("mbpp", "US", "instruct")``; None for other
-    tasks (groups such as ``spec_defects_mbpp`` included)."""
-    m = TASK_RE.match(name)
-    if not m:
-        return None
-    style = "instruct" if m.group("style") else "completion"
-    return m.group("benchmark").lower(), _VARIANT_KEYS[m.group("variant").lower()], style
-
-
-def normalize_variant(v: str) -> str:
-    return _VARIANT_KEYS.get(str(v).strip().lower(), str(v))
 
 
 @dataclass

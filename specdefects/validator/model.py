@@ -22,9 +22,10 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..records import DEFECTS
 from .errors import ValidatorError
 
-LABELS = ("clean", "LV", "US", "SF")
+LABELS = DEFECTS  # clean, LV, US, SF (specdefects.vocabulary.LABELS)
 LABEL2ID = {lab: i for i, lab in enumerate(LABELS)}
 META_FILE = "specdefects_validator.json"
 GPU_BACKBONE = "Qwen/Qwen2.5-Coder-1.5B"

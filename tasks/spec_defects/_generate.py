@@ -3,9 +3,12 @@ The templates (``_*_yaml``, no ``.yaml`` suffix: lm-eval does not index them) ar
 
 from pathlib import Path
 
+from specdefects.vocabulary import BENCHMARK_LABELS as BENCHMARKS
+from specdefects.vocabulary import VARIANT_DEFECT
+
 HERE = Path(__file__).parent
-BENCHMARKS = {"humaneval": "HumanEval", "mbpp": "MBPP", "livecodebench": "LiveCodeBench"}
-VARIANTS = {"orig": ("clean", "orig"), "lv": ("LV", "LV"), "us": ("US", "US"), "sf": ("SF", "SF")}
+# task suffix -> (the rows' defect label, the task alias lm-eval prints)
+VARIANTS = {v: (label, "orig" if v == "orig" else label) for v, label in VARIANT_DEFECT.items()}
 STYLES = {"": "completion", "_instruct": "instruct"}
 AGG = """aggregate_metric_list:
   - metric: pass@1
