@@ -31,10 +31,8 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import math
 import os
 import secrets
-import signal
 import threading
 import time
 from collections.abc import Iterable, Sequence
@@ -42,8 +40,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any
 
-from ..records import ExecResult, RecordError, Task, TestCase, decode_value
-from .sandbox import Limits, ProgramResult, Sandbox, get_sandbox
+from ..records import ExecResult, Task, TestCase
+from .compare import stdout_matches, values_equal  # noqa: F401  (part of this module's interface)
+from .sandbox import Limits, Sandbox, get_sandbox
+from .verdict import HarnessReport, function_verdict, stdin_verdict
 
 log = logging.getLogger(__name__)
 
@@ -65,64 +65,6 @@ def _short(s: Any, n: int = SHORT) -> str:
     return s if len(s) <= n else s[: n - 3] + "..."
 
 
-# --------------------------------------------------------------------------- comparisons
-
-def values_equal(out: Any, exp: Any, atol: float = 0.0) -> bool:
-    """EvalPlus-like equality of a returned value with the expected one (see module doc)."""
-    tol = atol if atol and atol > 0 else 1e-6
-    return _eq(out, exp, tol, 0)
-
-
-def _eq(a: Any, b: Any, tol: float, depth: int) -> bool:
-    if depth > 500:
-        return a == b
-    fa, fb = type(a) is float, type(b) is float
-    if fa or fb:
-        if type(a) not in (int, float) or type(b) not in (int, float):
-            return False
-        if math.isnan(a) or math.isnan(b):
-            return math.isnan(a) and math.isnan(b)
-        if math.isinf(a) or math.isinf(b):
-            return a == b
-        return a == b or abs(a - b) <= tol + 1e-7 * abs(b)
-    ta, tb = type(a), type(b)
-    if ta in (list, tuple) and tb is ta:
-        return len(a) == len(b) and all(_eq(x, y, tol, depth + 1) for x, y in zip(a, b))
-    if ta is dict and tb is dict:
-        return a.keys() == b.keys() and all(_eq(a[k], b[k], tol, depth + 1) for k in a)
-    try:
-        return bool(a == b)
-    except Exception:
-        return False
-
-
-def stdout_matches(actual: str, expected: str, tol: float = 1e-6) -> bool:
-    """LiveCodeBench-like stdout comparison: strip both; same number of lines; each line
-    equal after stripping, else equal token by token where tokens that differ must both
-    be numbers within ``tol`` (absolute, or relative to the expected for large values)."""
-    a_lines = actual.strip().split("\n")
-    e_lines = expected.strip().split("\n")
-    if len(a_lines) != len(e_lines):
-        return False
-    for x, y in zip(a_lines, e_lines):
-        x, y = x.strip(), y.strip()
-        if x == y:
-            continue
-        xt, yt = x.split(), y.split()
-        if len(xt) != len(yt):
-            return False
-        for p, q in zip(xt, yt):
-            if p == q:
-                continue
-            try:
-                fp, fq = float(p), float(q)
-            except ValueError:
-                return False
-            if not (math.isfinite(fp) and math.isfinite(fq)) or abs(fp - fq) > tol * max(1.0, abs(fq)):
-                return False
-    return True
-
-
 # --------------------------------------------------------------------------- helpers
 
 def _resolve(sandbox) -> Sandbox:
@@ -136,32 +78,6 @@ def _base_result(task: Task, sample_id: int, isolation: str) -> dict:
 def _err(task: Task, sample_id: int, reason: str, isolation: str = "", duration: float = 0.0) -> ExecResult:
     return ExecResult(status="error", stderr=_short(reason, 2000), duration_s=duration,
                       **_base_result(task, sample_id, isolation))
-
-
-def _is_memory(text: str) -> bool:
-    return "MemoryError" in text
-
-
-def _signal_reason(pr: ProgramResult) -> str:
-    try:
-        name = signal.Signals(pr.signal).name
-    except ValueError:
-        name = str(pr.signal)
-    extra = {"SIGXFSZ": " (file/output size limit)", "SIGXCPU": " (CPU time limit)",
-             "SIGSEGV": " (crash; possibly the memory limit)"}.get(name, "")
-    return f"killed by {name}{extra}"
-
-
-def _parse_report(raw: bytes) -> list[dict]:
-    recs = []
-    for line in raw.decode("utf-8", "replace").splitlines():
-        try:
-            r = json.loads(line)
-        except (json.JSONDecodeError, RecursionError):
-            continue
-        if isinstance(r, dict):
-            recs.append(r)
-    return recs
 
 
 # --------------------------------------------------------------------------- function tests
@@ -187,95 +103,12 @@ def _run_function(task: Task, program: str, limits: Limits, sb: Sandbox, sample_
     if not cases and not task.test_code.strip():
         return _err(task, sample_id, "task has neither test cases nor test_code", sb.isolation)
     pr, nonce = _run_harness(program, task, cases, task.test_code, sb, limits, _function_timeout(task, limits))
-    base = _base_result(task, sample_id, pr.isolation or sb.isolation)
-    recs = _parse_report(pr.report)
-    outputs: list[str | None] = [None] * len(cases)
-    case_err: dict[int, dict] = {}
-    load = assert_failed = test_error = None
-    done = False
-    for r in recs:
-        if "i" in r and isinstance(r["i"], int) and 0 <= r["i"] < len(cases):
-            if "out" in r and isinstance(r["out"], str):
-                outputs[r["i"]] = r["out"]
-            else:
-                case_err[r["i"]] = r
-        elif "load_error" in r and load is None:
-            load = r
-        elif "assert_failed" in r and assert_failed is None:
-            assert_failed = r
-        elif "test_error" in r and test_error is None:
-            test_error = r
-        elif r.get("done") == nonce:
-            done = True
-
-    def result(status: str, failed_test: str = "", stderr: str | None = None) -> ExecResult:
-        tail = pr.stderr if stderr is None else stderr
-        return ExecResult(status=status, failed_test=_short(failed_test), stderr=tail[-limits.stderr_tail_chars:],
-                          duration_s=pr.duration_s, outputs=outputs, **base)
-
-    def first_open() -> str:
-        for i, o in enumerate(outputs):
-            if o is None and i not in case_err:
-                return cases[i]
-        return "test_code" if task.test_code.strip() else ""
-
-    if pr.status == "error":
-        return result("error", "", f"sandbox error: {pr.note}\n{pr.stderr}")
-    if pr.status == "timeout" or (pr.status == "signaled" and pr.signal == signal.SIGXCPU):
-        return result("timeout", first_open())
-    if load is not None:
-        msg = str(load.get("load_error", ""))
-        if _is_memory(msg):
-            return result("memory", msg)
-        return result("failed" if load.get("kind") == "exit" else "error", msg, pr.stderr or msg)
-    # cases: compare here, in the parent
-    for i, case in enumerate(task.tests):
-        if i in case_err:
-            r = case_err[i]
-            if r.get("harness"):
-                return result("error", case.input, f"{r.get('error')}\n{pr.stderr}")
-            status = "memory" if r.get("memory") or _is_memory(str(r.get("error"))) else "failed"
-            return result(status, case.input, f"{r.get('error')}\n{pr.stderr}")
-        if outputs[i] is None:
-            if _is_memory(pr.stderr):
-                return result("memory", case.input)
-            if pr.status == "signaled":
-                return result("error", case.input, f"{_signal_reason(pr)}\n{pr.stderr}")
-            return result("failed", case.input, f"program ended before this case finished "
-                                                f"(exit code {pr.exit_code})\n{pr.stderr}")
-        if case.output is None:
-            return result("error", case.input, "no expected output for this case (the reference failed on it)")
-        if outputs[i] == case.output:
-            continue  # identical literal text: equal without parsing (outputs can be megabytes)
-        try:
-            expected = decode_value(case.output)
-        except RecordError as e:
-            return result("error", case.input, f"bad expected output in task data: {e}")
-        try:
-            got = decode_value(outputs[i])
-        except RecordError as e:
-            return result("failed", case.input, f"unreadable output: {e}")
-        if not values_equal(got, expected, task.atol):
-            return result("failed", case.input, f"expected {_short(case.output, 200)}, got {_short(outputs[i], 200)}"
-                          + (f"\n{pr.stderr}" if pr.stderr else ""))
-    if assert_failed is not None:
-        return result("failed", str(assert_failed.get("assert_failed", "")))
-    if test_error is not None:
-        msg = str(test_error.get("test_error", ""))
-        if test_error.get("memory") or _is_memory(msg):
-            return result("memory", test_error.get("line") or msg)
-        if test_error.get("harness"):
-            return result("error", msg, msg)
-        return result("failed", test_error.get("line") or msg, f"{msg}\n{pr.stderr}")
-    if pr.status == "signaled":
-        return result("memory" if _is_memory(pr.stderr) else "error", first_open(),
-                      f"{_signal_reason(pr)}\n{pr.stderr}")
-    if not done or pr.exit_code != 0:
-        if _is_memory(pr.stderr):
-            return result("memory", first_open())
-        return result("failed", first_open() or "harness",
-                      f"the harness did not finish (program exited early? exit code {pr.exit_code})\n{pr.stderr}")
-    return result("passed")
+    rep = HarnessReport.parse(pr.report, len(cases), nonce)
+    v = function_verdict(task, pr, rep)
+    stderr = pr.stderr if v.stderr is None else v.stderr
+    return ExecResult(status=v.status, failed_test=_short(v.failed_test), stderr=stderr[-limits.stderr_tail_chars:],
+                      duration_s=pr.duration_s, outputs=rep.outputs,
+                      **_base_result(task, sample_id, pr.isolation or sb.isolation))
 
 
 # --------------------------------------------------------------------------- stdin tests
@@ -286,34 +119,18 @@ def _run_stdin(task: Task, program: str, limits: Limits, sb: Sandbox, sample_id:
     outputs: list[str | None] = []
     total = 0.0
     iso = sb.isolation
-    for case in task.tests:
+    for case in task.tests:  # one fresh process per case; the first failure decides
         pr = sb.run(program, case.input.encode("utf-8", "surrogateescape"), limits, limits.test_timeout_s)
         total += pr.duration_s
         iso = pr.isolation or iso
         out = pr.stdout.decode("utf-8", "replace")
         outputs.append(out[:1000])
-        base = _base_result(task, sample_id, iso)
-
-        def result(status: str, stderr: str = pr.stderr, failed: str = case.input, total: float = total,
-                   base: dict = base) -> ExecResult:
-            return ExecResult(status=status, failed_test=_short(failed), stderr=stderr[-limits.stderr_tail_chars:],
-                              duration_s=total, outputs=outputs, **base)
-
-        if pr.status == "error":
-            return result("error", f"sandbox error: {pr.note}\n{pr.stderr}")
-        if pr.status == "timeout" or (pr.status == "signaled" and pr.signal == signal.SIGXCPU):
-            return result("timeout")
-        if pr.status == "signaled":
-            return result("memory" if _is_memory(pr.stderr) else "error", f"{_signal_reason(pr)}\n{pr.stderr}")
-        if pr.exit_code != 0:
-            return result("memory" if _is_memory(pr.stderr) else "failed",
-                          f"exit code {pr.exit_code}\n{pr.stderr}")
-        if pr.stdout_truncated:
-            return result("failed", f"output larger than {limits.max_output_bytes} bytes\n{pr.stderr}")
-        if case.output is None:
-            return result("error", "no expected output for this case (the reference failed on it)")
-        if not stdout_matches(out, case.output):
-            return result("failed", f"expected {_short(case.output, 200)!r}, got {_short(out, 200)!r}\n{pr.stderr}")
+        v = stdin_verdict(case, pr, out, limits.max_output_bytes)
+        if v is not None:
+            stderr = pr.stderr if v.stderr is None else v.stderr
+            return ExecResult(status=v.status, failed_test=_short(v.failed_test),
+                              stderr=stderr[-limits.stderr_tail_chars:], duration_s=total, outputs=outputs,
+                              **_base_result(task, sample_id, iso))
     return ExecResult(status="passed", stderr="", duration_s=total, outputs=outputs, **_base_result(task, sample_id, iso))
 
 
@@ -343,11 +160,7 @@ def _compute_expected(task: Task, limits: Limits, sb: Sandbox) -> tuple[list[str
         return outs, 0.0
     pr, _ = _run_harness(task.reference, task, [c.input for c in task.tests], "", sb, limits,
                          limits.reference_timeout_s)
-    outs = [None] * len(task.tests)
-    for r in _parse_report(pr.report):
-        i = r.get("i")
-        if isinstance(i, int) and 0 <= i < len(outs) and isinstance(r.get("out"), str):
-            outs[i] = r["out"]
+    outs = HarnessReport.parse(pr.report, len(task.tests), "").outputs
     if pr.status != "exited" or any(o is None for o in outs):
         log.warning("%s: the reference did not produce every expected output (%s) %s", task.uid, pr.status,
                     _short(pr.stderr, 300))
