@@ -176,6 +176,17 @@ def test_cases_expected_filled_from_reference_and_cached():
     assert check_references([t], progress=False, limits=FAST)[0].status == "passed"
 
 
+def test_set_ordered_answers_are_the_same_in_every_worker():
+    # tuple(set(strings)) depends on the string-hash seed; the reference and the candidate run in
+    # different warm workers, so a per-worker random seed failed correct programs at random
+    ref = "def f(xs):\n    return tuple(set(xs))\n"
+    words = [f"'w{i}x'" for i in range(12)]
+    t = ftask(tests=[TestCase(f"[[{', '.join(words[:k])}]]") for k in range(4, 12)], reference=ref, task_id="sets")
+    (filled,) = fill_expected([t], FAST)
+    results = run_batch([(filled, ref)] * 8, workers=4, limits=FAST, progress=False)
+    assert [r.status for r in results] == ["passed"] * 8, [r.stderr[-200:] for r in results]
+
+
 def test_slow_reference_scales_the_candidates_time_budget():
     # EvalPlus-style ground-truth time limits: a candidate as slow as the reference passes
     # even when the reference needs longer than the plain per-program timeout.

@@ -106,8 +106,28 @@ class ProgramResult:
 
 
 def _minimal_env() -> dict:
+    # PYTHONHASHSEED: a program forked from a worker has that worker's string-hash seed; a random one
+    # per worker made set-ordered answers (tuple(set(...))) differ between the reference's run and the
+    # candidate's, failing correct programs at random (MBPP+ 2, 579, 769)
     return {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
-            "PYTHONIOENCODING": "utf-8"}
+            "PYTHONIOENCODING": "utf-8", "PYTHONHASHSEED": "0"}
+
+
+_FLAGS: dict[str, list[str]] = {}
+
+
+def interpreter_flags(python: str) -> list[str]:
+    """``-s -P`` (no user site, no script folder on sys.path): ``-I`` without ``-E``, so that the
+    environment we build (PYTHONHASHSEED above) is read. ``-I`` where -P is unknown (Python < 3.11):
+    isolated, with a random hash seed."""
+    if python not in _FLAGS:
+        try:
+            ok = subprocess.run([python, "-s", "-P", "-c", "pass"], capture_output=True, timeout=30,
+                                env=_minimal_env()).returncode == 0
+        except (OSError, subprocess.SubprocessError):
+            ok = False
+        _FLAGS[python] = ["-s", "-P"] if ok else ["-I"]
+    return _FLAGS[python]
 
 
 class _UidLease:
@@ -432,7 +452,7 @@ class BwrapSandbox(WorkerSandbox):
             b += ["--ro-bind", p, p]
         b += ["--proc", "/proc", "--dev", "/dev", "--size", str(int(self.tmpfs_bytes)), "--tmpfs", "/tmp",
               "--remount-ro", "/", "--chdir", "/tmp"]
-        return b + [self.python, "-I", "-c", worker_source, "/tmp", "all"]
+        return b + [self.python, *interpreter_flags(self.python), "-c", worker_source, "/tmp", "all"]
 
 
 class RlimitSandbox(WorkerSandbox):
@@ -454,7 +474,8 @@ class RlimitSandbox(WorkerSandbox):
 
     def worker_command(self, worker_source: str, slot: _Slot) -> list[str]:
         assert slot.hostdir
-        return [self.python, "-I", "-c", worker_source, slot.hostdir, "all" if self.kill_all_in_worker else "group"]
+        return [self.python, *interpreter_flags(self.python), "-c", worker_source, slot.hostdir,
+                "all" if self.kill_all_in_worker else "group"]
 
 
 # --------------------------------------------------------------------------- registry
