@@ -17,7 +17,9 @@ class UsageError(Exception):
 def _add_sandbox_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workers", type=int, default=None,
                    help="parallel sandboxed programs (default: number of CPU cores)")
-    p.add_argument("--sandbox", choices=["auto", "bwrap", "rlimit"], default="auto",
+    from .execution.sandbox import PROVIDERS  # stdlib only: cheap at parser time
+
+    p.add_argument("--sandbox", choices=["auto", *PROVIDERS], default="auto",
                    help="isolation provider: bubblewrap namespaces + rlimits, or rlimits only "
                         "(auto = bwrap when it works here)")
     p.add_argument("--timeout", type=float, default=None,
