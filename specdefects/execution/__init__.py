@@ -9,8 +9,9 @@ Design and trust model: see ``sandbox`` (isolation) and ``runner`` (how tests ar
 judged) module docs.
 """
 
+from .compare import stdout_matches, values_equal
 from .extract import extract_code
-from .runner import check_references, fill_expected, run_batch, run_program, stdout_matches, values_equal
+from .runner import check_references, fill_expected, run_batch, run_program
 from .sandbox import (
                      BwrapSandbox,
                      Limits,

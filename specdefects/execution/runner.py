@@ -41,15 +41,13 @@ from dataclasses import replace
 from typing import Any
 
 from ..records import ExecResult, Task, TestCase
-from .compare import stdout_matches, values_equal  # noqa: F401  (part of this module's interface)
 from .sandbox import Limits, Sandbox, get_sandbox
-from .verdict import HarnessReport, function_verdict, stdin_verdict
+from .verdict import HarnessReport, function_verdict, short, stdin_verdict
 
 log = logging.getLogger(__name__)
 
 _HARNESS_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_harness.py")
 _harness_src: str | None = None
-SHORT = 300
 
 
 def _harness_source() -> str:
@@ -58,11 +56,6 @@ def _harness_source() -> str:
         with open(_HARNESS_PATH, encoding="utf-8") as f:
             _harness_src = f.read()
     return _harness_src
-
-
-def _short(s: Any, n: int = SHORT) -> str:
-    s = str(s)
-    return s if len(s) <= n else s[: n - 3] + "..."
 
 
 # --------------------------------------------------------------------------- helpers
@@ -76,7 +69,7 @@ def _base_result(task: Task, sample_id: int, isolation: str) -> dict:
 
 
 def _err(task: Task, sample_id: int, reason: str, isolation: str = "", duration: float = 0.0) -> ExecResult:
-    return ExecResult(status="error", stderr=_short(reason, 2000), duration_s=duration,
+    return ExecResult(status="error", stderr=short(reason, 2000), duration_s=duration,
                       **_base_result(task, sample_id, isolation))
 
 
@@ -106,7 +99,7 @@ def _run_function(task: Task, program: str, limits: Limits, sb: Sandbox, sample_
     rep = HarnessReport.parse(pr.report, len(cases), nonce)
     v = function_verdict(task, pr, rep)
     stderr = pr.stderr if v.stderr is None else v.stderr
-    return ExecResult(status=v.status, failed_test=_short(v.failed_test), stderr=stderr[-limits.stderr_tail_chars:],
+    return ExecResult(status=v.status, failed_test=short(v.failed_test), stderr=stderr[-limits.stderr_tail_chars:],
                       duration_s=pr.duration_s, outputs=rep.outputs,
                       **_base_result(task, sample_id, pr.isolation or sb.isolation))
 
@@ -128,7 +121,7 @@ def _run_stdin(task: Task, program: str, limits: Limits, sb: Sandbox, sample_id:
         v = stdin_verdict(case, pr, out, limits.max_output_bytes)
         if v is not None:
             stderr = pr.stderr if v.stderr is None else v.stderr
-            return ExecResult(status=v.status, failed_test=_short(v.failed_test),
+            return ExecResult(status=v.status, failed_test=short(v.failed_test),
                               stderr=stderr[-limits.stderr_tail_chars:], duration_s=total, outputs=outputs,
                               **_base_result(task, sample_id, iso))
     return ExecResult(status="passed", stderr="", duration_s=total, outputs=outputs, **_base_result(task, sample_id, iso))
@@ -163,7 +156,7 @@ def _compute_expected(task: Task, limits: Limits, sb: Sandbox) -> tuple[list[str
     outs = HarnessReport.parse(pr.report, len(task.tests), "").outputs
     if pr.status != "exited" or any(o is None for o in outs):
         log.warning("%s: the reference did not produce every expected output (%s) %s", task.uid, pr.status,
-                    _short(pr.stderr, 300))
+                    short(pr.stderr, 300))
     return outs, pr.duration_s
 
 

@@ -51,7 +51,8 @@ def signal_reason(pr: ProgramResult) -> str:
     return f"killed by {name}{extra}"
 
 
-def _short(s, n: int) -> str:
+def short(s, n: int = 300) -> str:
+    """``s`` as text, cut to ``n`` characters with an ellipsis."""
     s = str(s)
     return s if len(s) <= n else s[: n - 3] + "..."
 
@@ -143,7 +144,7 @@ def _case_verdict(case: TestCase, i: int, rep: HarnessReport, pr: ProgramResult,
     except RecordError as e:
         return Verdict("failed", case.input, f"unreadable output: {e}")
     if not values_equal(got, expected, atol):
-        return Verdict("failed", case.input, f"expected {_short(case.output, 200)}, got {_short(out, 200)}"
+        return Verdict("failed", case.input, f"expected {short(case.output, 200)}, got {short(out, 200)}"
                        + (f"\n{pr.stderr}" if pr.stderr else ""))
     return None
 
@@ -198,5 +199,5 @@ def stdin_verdict(case: TestCase, pr: ProgramResult, out: str, max_output_bytes:
         return Verdict("error", case.input, "no expected output for this case (the reference failed on it)")
     if not stdout_matches(out, case.output):
         return Verdict("failed", case.input,
-                       f"expected {_short(case.output, 200)!r}, got {_short(out, 200)!r}\n{pr.stderr}")
+                       f"expected {short(case.output, 200)!r}, got {short(out, 200)!r}\n{pr.stderr}")
     return None
