@@ -32,46 +32,47 @@ def _hub_repo(repo_id: str | None):
         raise BuildError(str(e)) from None
 
 
-def _publish(repo, out: str, quiet: bool) -> list:
+def _finish(args, report, repo) -> int:
+    """Push the built folder when asked (recording the commits in its build report), then print."""
+    from ..files import write_json_atomic
     from ..hub import HubError
-    try:
-        return repo.publish_dataset(out, progress=not quiet)
-    except HubError as e:
-        raise BuildError(str(e)) from None
+
+    if repo is not None:
+        try:
+            report.pushed = repo.publish_dataset(args.out, progress=not args.json)
+        except HubError as e:
+            raise BuildError(str(e)) from None
+        write_json_atomic(Path(args.out) / "build_report.json", report.to_dict())
+        if not args.json:
+            print(f"pushed {len(report.pushed)} commit(s) to {repo.describe()}")
+    if args.json:
+        d = report.to_dict()
+        if isinstance(d.get("skipped"), list):  # spec-defects: the count here, the reasons in the file
+            d["skipped"] = len(d["skipped"])
+        print(json.dumps(d, indent=2))
+    else:
+        print(report.summary())
+    return 0
 
 
 def _build_spec_defects(args) -> int:
-    from ..files import write_json_atomic
     from .spec_defects import build_spec_defects
 
     repo = _hub_repo(args.push_to_hub)
-    report = build_spec_defects(args.out, benchmarks=args.benchmarks, sources=parse_sources(args.source),
-                                seed=args.seed, split_strategy=args.split_strategy,
-                                invariance=not args.no_invariance, workers=args.workers, limit=args.limit,
-                                progress=not args.json, sample=args.sample)
-    if repo is not None:
-        report.pushed = _publish(repo, args.out, args.json)
-        write_json_atomic(Path(args.out) / "build_report.json", report.to_dict())
-    if args.json:
-        print(json.dumps({**report.to_dict(), "skipped": len(report.skipped)}, indent=2))
-    else:
-        print(report.summary())
-        if report.pushed:
-            print(f"pushed {len(report.pushed)} commit(s) to {repo.describe()}")
-    return 0
+    return _finish(args, build_spec_defects(
+        args.out, benchmarks=args.benchmarks, sources=parse_sources(args.source), seed=args.seed,
+        split_strategy=args.split_strategy, invariance=not args.no_invariance, workers=args.workers,
+        limit=args.limit, progress=not args.json, sample=args.sample), repo)
 
 
 def _build_follow_tests(args) -> int:
     from .follow_tests import build_follow_tests
 
     repo = _hub_repo(args.push_to_hub)
-    report = build_follow_tests(args.out, benchmarks=args.benchmarks, sources=parse_sources(args.source),
-                                seed=args.seed, workers=args.workers, limit=args.limit, progress=not args.json,
-                                quality_tasks=None if args.quality_tasks == -1 else args.quality_tasks)
-    if repo is not None:
-        _publish(repo, args.out, args.json)
-    print(json.dumps(report.to_dict(), indent=2) if args.json else report.summary())
-    return 0
+    return _finish(args, build_follow_tests(
+        args.out, benchmarks=args.benchmarks, sources=parse_sources(args.source), seed=args.seed,
+        workers=args.workers, limit=args.limit, progress=not args.json,
+        quality_tasks=None if args.quality_tasks == -1 else args.quality_tasks), repo)
 
 
 def _common(p: argparse.ArgumentParser) -> None:

@@ -60,6 +60,7 @@ class FollowTestsReport:
     isolation: str = ""
     timings: dict[str, float] = field(default_factory=dict)
     nbytes: dict[str, dict[str, int]] = field(default_factory=dict)
+    pushed: list[str] = field(default_factory=list)                        # Hub commits, when pushed
     specdefects: str = __version__                                         # the package that built it
 
     def to_dict(self) -> dict:
