@@ -103,16 +103,21 @@ def local_build(dataset: str, config: str, benchmark: str | None = None, progres
             report.out = str(dest)
             write_json_atomic(tmp / "build_report.json", report.to_dict())
             fp = {"built": time.strftime("%Y-%m-%d %H:%M:%S"), "build_s": round(time.perf_counter() - t0, 1),
-                  "command": _command(dataset, key, benchmarks)}
+                  "command": build_command(dataset, config, benchmark)}
             write_json_atomic(tmp / FINGERPRINT_FILE, fp)
         log.warning("%s: built %s in %.0f s", dataset, key, time.perf_counter() - t0)
         _ANNOUNCED.add(dest)
         return dest
 
 
-def _command(dataset: str, key: str, benchmarks: list[str]) -> str:
-    """The ``specdefects build`` command that makes the same folder."""
+def build_command(dataset: str, config: str, benchmark: str | None = None, sources: bool = False) -> str:
+    """The ``specdefects build`` command that makes the folder :func:`local_build` makes for
+    ``config``; ``sources`` adds a ``--source BENCH=PATH`` for each benchmark but HumanEval (the
+    only one that ships offline)."""
+    key, benchmarks = build_key(dataset, config, benchmark)
     cmd = f"specdefects build {dataset} --out DIR" + (f" --benchmarks {' '.join(benchmarks)}" if benchmarks else "")
+    if sources:
+        cmd += "".join(f" --source {b}=PATH" for b in benchmarks if b != "humaneval")
     return cmd + (" --quality-tasks 0" if dataset == "follow-tests" and key != "quality" else "")
 
 

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import glob
 import os
+from functools import partial
 from pathlib import Path
 
-from ..vocabulary import BENCHMARKS, GROUP, task_name
-from ..vocabulary import VARIANT_DEFECT as VARIANTS  # task suffix -> the rows' `defect` label
+from ..vocabulary import BENCHMARKS, GROUP, VARIANT_DEFECT, task_name
 
 HUB_ID = "specdefects/spec-defects"
 DATA_ENV = "SPECDEFECTS_DATA"
@@ -44,11 +44,11 @@ class SpecDefectsDataError(RuntimeError):
 def all_names() -> dict[str, list[str]]:
     """Every task and group name this package defines: ``{"groups": [...], "tasks": [...]}``."""
     groups, tasks = [GROUP, f"{GROUP}_instruct"], []
-    for v in VARIANTS:  # one variant across the benchmarks
+    for v in VARIANT_DEFECT:  # one variant across the benchmarks
         groups += [f"{GROUP}_{v}", f"{GROUP}_{v}_instruct"]
     for b in BENCHMARKS:
         groups += [f"{GROUP}_{b}", f"{GROUP}_{b}_instruct"]
-        for v in VARIANTS:
+        for v in VARIANT_DEFECT:
             tasks += [task_name(b, v), task_name(b, v, "instruct")]
     return {"groups": groups, "tasks": tasks}
 
@@ -118,8 +118,10 @@ def _read_build_folder(src: str, config: str, build_hint: str):
     except Exception as e:
         raise SpecDefectsDataError(f"cannot read {files[0]}: {type(e).__name__}: {str(e).splitlines()[0]}") \
             from None
-    from ..builders.local import fingerprint
-    DATA_USED[f"{src}/{config}"] = fingerprint(local, config)
+    key = f"{src}/{config}"
+    if key not in DATA_USED:  # each variant of a benchmark reads the same files: hash them once
+        from ..builders.local import fingerprint
+        DATA_USED[key] = fingerprint(local, config)
     return ds
 
 
@@ -162,17 +164,16 @@ def load_variant(benchmark: str = "humaneval", variant: str = "clean", data: str
     :class:`SpecDefectsDataError` with a one-line fix when the data is missing."""
     import datasets
 
-    variant = VARIANTS.get(variant, variant)
+    variant = VARIANT_DEFECT.get(variant, variant)
     if benchmark not in BENCHMARKS:
         raise SpecDefectsDataError(f"unknown benchmark {benchmark!r}; choose from {', '.join(BENCHMARKS)}")
-    src = data or os.environ.get(DATA_ENV) or HUB_ID
-    source = "" if benchmark == "humaneval" else f" --source {benchmark}=PATH"  # only HumanEval ships offline
-    build_hint = (f"build it with `specdefects build spec-defects --out DIR --benchmarks {benchmark}{source}` "
-                  f"and set {DATA_ENV}=DIR")
-    fallback = None
-    if not (data or os.environ.get(DATA_ENV)):  # nothing chosen: the Hub, else a local default build
-        from ..builders.local import local_build
-        fallback = lambda: local_build("spec-defects", benchmark)  # noqa: E731
+    from ..builders.local import build_command, local_build
+
+    chosen = data or os.environ.get(DATA_ENV)
+    src = chosen or HUB_ID
+    build_hint = f"build it with `{build_command('spec-defects', benchmark, sources=True)}` and set {DATA_ENV}=DIR"
+    # nothing chosen: the Hub dataset, else a local default build
+    fallback = None if chosen else partial(local_build, "spec-defects", benchmark)
     ds = load_test_split(src, benchmark, revision, build_hint, local_build=fallback)
     if "defect" not in ds.column_names:
         raise SpecDefectsDataError(f"{src}/{benchmark} has no 'defect' column: not a spec-defects dataset")
@@ -218,6 +219,6 @@ def reference_answer(doc: dict, style: str = "completion") -> str:
 
 from .scoring import process_results, score_completion, score_instruct, score_responses  # noqa: E402
 
-__all__ = ["HUB_ID", "DATA_ENV", "BENCHMARKS", "VARIANTS", "SpecDefectsDataError", "load_variant", "tasks_dir",
+__all__ = ["HUB_ID", "DATA_ENV", "BENCHMARKS", "VARIANT_DEFECT", "SpecDefectsDataError", "load_variant", "tasks_dir",
            "all_names", "task_name", "doc_to_text_completion", "doc_to_text_instruct", "doc_to_target",
            "reference_answer", "score_responses", "score_completion", "score_instruct", "process_results"]

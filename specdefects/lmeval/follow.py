@@ -30,6 +30,7 @@ import json
 import math
 import os
 import warnings
+from functools import partial
 
 from . import SpecDefectsDataError, load_test_split
 
@@ -59,14 +60,13 @@ def all_names() -> dict[str, list[str]]:
 # --------------------------------------------------------------------------- data
 
 def _load_config(config: str, data: str | None, revision: str | None, benchmark: str | None = None):
-    src = data or os.environ.get(DATA_ENV) or HUB_ID
-    benches = [benchmark] if benchmark else ["humanevalplus", "mbppplus"] if config == "quality" else []
-    bench = (f" --benchmarks {' '.join(benches)}" + "".join(f" --source {b}=PATH" for b in benches)) if benches else ""
-    hint = f"build it with `specdefects build follow-tests --out DIR{bench}` and set {DATA_ENV}=DIR"
-    fallback = None
-    if not (data or os.environ.get(DATA_ENV)):  # nothing chosen: the Hub, else a local default build
-        from ..builders.local import local_build
-        fallback = lambda: local_build("follow-tests", config, benchmark)  # noqa: E731
+    from ..builders.local import build_command, local_build
+
+    chosen = data or os.environ.get(DATA_ENV)
+    src = chosen or HUB_ID
+    hint = f"build it with `{build_command('follow-tests', config, benchmark, sources=True)}` and set {DATA_ENV}=DIR"
+    # nothing chosen: the Hub dataset, else a local default build
+    fallback = None if chosen else partial(local_build, "follow-tests", config, benchmark)
     return load_test_split(src, config, revision, hint, local_build=fallback), src
 
 

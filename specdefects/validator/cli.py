@@ -214,14 +214,9 @@ def cmd_validator_evaluate(args) -> int:
 
 
 def cmd_validator_build_default(args) -> int:
-    from ..builders import BuildError
-    from ..builders.cli import parse_sources
+    from ..builders.cli import parse_sources  # its BuildError is a ValueError: one line, exit 2
     from .shipped import build_default
-    try:
-        sources = parse_sources(args.source)
-    except BuildError as e:
-        raise ValidatorError(str(e)) from None
-    prov = build_default(args.out, sources=sources, progress=not args.json)
+    prov = build_default(args.out, sources=parse_sources(args.source), progress=not args.json)
     if args.json:
         print(json.dumps(prov, indent=2))
         return 0
