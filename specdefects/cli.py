@@ -17,11 +17,11 @@ class UsageError(Exception):
 def _add_sandbox_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workers", type=int, default=None,
                    help="parallel sandboxed programs (default: number of CPU cores)")
-    from .execution.sandbox import PROVIDERS  # stdlib only: cheap at parser time
+    from .execution.sandbox import AUTO_ORDER, PROVIDERS  # stdlib only: cheap at parser time
 
     p.add_argument("--sandbox", choices=["auto", *PROVIDERS], default="auto",
-                   help="isolation provider: bubblewrap namespaces + rlimits, or rlimits only "
-                        "(auto = bwrap when it works here)")
+                   help="isolation provider: " + "; ".join(f"{n}: {c.summary}" for n, c in PROVIDERS.items())
+                        + f" (auto = the first of {', '.join(AUTO_ORDER)} that works here)")
     p.add_argument("--timeout", type=float, default=None,
                    help="wall-clock seconds per program (function tests) or per test (stdin tests)")
 
