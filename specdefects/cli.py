@@ -235,13 +235,20 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"specdefects {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
+    from .harness_check import cmd_self_check
+
     p = sub.add_parser("harness-check", help="run a benchmark's reference solutions through the sandbox",
                        description="Run every reference solution of a benchmark against its own tests in the "
                                    "sandbox and count outcomes per status (passed/failed/timeout/error/memory). "
                                    "Failures are listed with the failing test: they are upstream data issues or "
-                                   "harness bugs.")
-    p.add_argument("--benchmark", required=True,
-                   help="humaneval, mbpp, humanevalplus, mbppplus or livecodebench")
+                                   "harness bugs. With --self-check instead: hostile programs (timeout, stdin, "
+                                   "memory, fork bomb, writes outside /tmp, network, secrets, killed parent) "
+                                   "through the --sandbox provider (auto: every registered one); exit status 1 "
+                                   "when a check fails that the provider does not declare as not isolated.")
+    what = p.add_mutually_exclusive_group(required=True)
+    what.add_argument("--benchmark", help="humaneval, mbpp, humanevalplus, mbppplus or livecodebench")
+    what.add_argument("--self-check", dest="func", action="store_const", const=cmd_self_check,
+                      help="check the sandbox provider itself (honours --sandbox and --json only)")
     p.add_argument("--source", default=None,
                    help="a local file/folder or a Hub dataset id (default: the embedded copy for humaneval, "
                         "the Hub for the others)")

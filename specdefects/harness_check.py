@@ -2,14 +2,19 @@
 
 The first thing to run on a new benchmark, sandbox or machine: every failure
 here is either an upstream data issue (to be listed, not hidden) or a harness bug.
+Before that, ``--self-check`` (:func:`cmd_self_check`) runs the sandbox provider's own
+conformance checks (:mod:`specdefects.execution.conformance`).
 """
 
 from __future__ import annotations
 
+import json
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 
+from .execution import check_references, get_sandbox
+from .execution.conformance import format_self_check, self_check, self_check_all
 from .records import STATUSES, ExecResult, Task
 
 
@@ -52,8 +57,6 @@ class HarnessReport:
 def check_benchmark(tasks: list[Task], benchmark: str, *, workers: int | None = None, sandbox=None,
                     limits=None, progress: bool = True) -> HarnessReport:
     """Run each task's reference through the sandbox and count outcomes per status."""
-    from .execution import check_references, get_sandbox
-
     sandbox = sandbox if sandbox is not None else get_sandbox("auto")
     with_ref = [t for t in tasks if t.reference.strip()]
     skipped = [t.task_id for t in tasks if not t.reference.strip()]
@@ -88,3 +91,21 @@ def format_report(reports: list[HarnessReport], show_failures: int = 20) -> str:
         if len(r.failures) > show_failures:
             lines.append(f"  ... and {len(r.failures) - show_failures} more (use --json or --out)")
     return "\n".join(lines)
+
+
+def cmd_self_check(args) -> int:
+    """``specdefects harness-check --self-check [--sandbox NAME] [--json]``: the conformance checks of
+    provider NAME, or of every registered provider (``auto``: those unavailable here are listed, not
+    failed). Exit status 1 when a check failed that its provider does not declare (or NAME is
+    unavailable, or none is available)."""
+    if args.sandbox == "auto":
+        reports = self_check_all()
+        bad = [r for r in reports if r.available and not r.ok] or ([] if any(r.available for r in reports) else reports)
+    else:
+        reports = [self_check(args.sandbox)]
+        bad = [r for r in reports if not r.ok]
+    if getattr(args, "json", False):
+        print(json.dumps([r.to_dict() for r in reports], indent=2))
+    else:
+        print(format_self_check(reports))
+    return 1 if bad else 0

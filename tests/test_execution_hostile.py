@@ -4,18 +4,38 @@ Each attack program would *pass* its test only if the attack worked, so a non-pa
 status means the attack was contained; the host side is checked as well (files,
 listener, leftover processes).  Run under every provider that works here; the
 network attack is expected to succeed under the rlimit-only provider (xfail there).
+
+Then the library's conformance self-check (``specdefects.execution.conformance``) on every
+registered provider that works here, directly and through ``specdefects harness-check
+--self-check``: each check must pass or be declared by its provider as not isolated.
 """
 
+import json
 import os
 import socket
+import subprocess
+import sys
 import threading
 import time
 import uuid
+from argparse import Namespace
+from pathlib import Path
 
 import pytest
 
 from specdefects.execution import Limits, run_batch, run_program
-from specdefects.execution.sandbox import BwrapSandbox, RlimitSandbox, bwrap_available
+from specdefects.execution.conformance import (
+    CHECKS,
+    DECLARED,
+    FAILED,
+    PASSED,
+    CheckResult,
+    SelfCheckReport,
+    self_check,
+)
+from specdefects.execution.sandbox import PROVIDERS as REGISTRY
+from specdefects.execution.sandbox import BwrapSandbox, RlimitSandbox, bwrap_available, register
+from specdefects.harness_check import cmd_self_check
 from specdefects.records import Task
 
 BWRAP_OK, BWRAP_WHY = bwrap_available()
@@ -69,6 +89,11 @@ def attacks(port):
                               "os._exit(0)\n"),
         "detached_sleeper": (f"import subprocess\nsubprocess.Popen(['/bin/sleep', '{SLEEP_MARK}'], "
                              "start_new_session=True, stdout=subprocess.DEVNULL)\ndef f(x):\n    return 0\n"),
+        # an orphan nobody reaps: detached, then the worker that would kill it is killed
+        "detached_sleeper_kill_parent": (
+            f"import os, signal, subprocess, time\nsubprocess.Popen(['/bin/sleep', '{SLEEP_MARK}'], "
+            "start_new_session=True, stdout=subprocess.DEVNULL)\ntime.sleep(0.2)\n"
+            "os.kill(os.getppid(), signal.SIGKILL)\n" + GOOD),
     }
 
 
@@ -185,3 +210,94 @@ def test_hostile_cases_mode_forged_values(sandbox):
     # the forged record carries the right value: cases are judged on values, which the
     # program computed anyway - documented limit of in-process reporting
     assert r.status in ("passed", "failed")
+
+
+# --------------------------------------------------------------------------- conformance self-check
+
+def _available(name):
+    ok, why = REGISTRY[name].available()
+    return pytest.param(name, marks=pytest.mark.skipif(not ok, reason=f"{name} unusable here: {why}"))
+
+
+def _assert_conforms(rep: dict | SelfCheckReport):
+    d = rep if isinstance(rep, dict) else rep.to_dict()
+    outcomes = {c["name"]: c["outcome"] for c in d["checks"]}
+    assert d["available"] and list(outcomes) == list(CHECKS), d
+    undeclared = {n: c["detail"] for n, c in ((c["name"], c) for c in d["checks"]) if c["outcome"] == FAILED}
+    assert not undeclared, (d["provider"], undeclared)
+    for name, outcome in outcomes.items():
+        assert outcome == PASSED or (outcome == DECLARED and name in d["not_isolated"]), (name, outcome)
+    assert d["ok"]
+
+
+@pytest.mark.parametrize("name", [_available(n) for n in REGISTRY])
+def test_self_check_every_available_provider(name):
+    rep = self_check(name)
+    print(rep.to_dict())
+    _assert_conforms(rep)
+    if name == "bwrap":  # namespaces: nothing to declare
+        assert all(c.outcome == PASSED for c in rep.checks), rep.checks
+    if name == "rlimit":  # the network is open under rlimits only: it must be reported, as declared
+        assert {c.name: c.outcome for c in rep.checks}["network"] == DECLARED
+
+
+def test_every_declared_gap_names_a_check():
+    for name, cls in REGISTRY.items():
+        declared = set(cls.not_isolated) | set(getattr(cls, "not_isolated_same_uid", ()))
+        assert declared <= set(CHECKS), (name, declared - set(CHECKS))
+        assert cls.summary, name
+
+
+def test_self_check_fails_a_gap_the_provider_does_not_declare():
+    @register("test-undeclared-rlimit")
+    class Undeclared(RlimitSandbox):  # rlimits only, but claims to isolate the network
+        not_isolated = frozenset()
+
+        def __init__(self):
+            super().__init__(quiet=True)
+            self.not_isolated = frozenset()
+    try:
+        rep = self_check("test-undeclared-rlimit", ["runs", "network"])
+    finally:
+        REGISTRY.pop("test-undeclared-rlimit")
+    assert [(c.name, c.outcome) for c in rep.checks] == [("runs", PASSED), ("network", FAILED)], rep.checks
+    assert "connected" in rep.checks[1].detail and not rep.ok
+    with pytest.raises(ValueError, match="unknown checks"):
+        self_check("rlimit", ["no-such-check"])
+
+
+def test_self_check_command_exit_status(monkeypatch, capsys):
+    import specdefects.harness_check as hc
+
+    failing = SelfCheckReport("x", checks=[CheckResult("network", FAILED, "detail")])
+    monkeypatch.setattr(hc, "self_check", lambda name: failing)
+    assert cmd_self_check(Namespace(sandbox="rlimit", json=False)) == 1
+    assert "=> FAILED" in capsys.readouterr().out
+    declared = SelfCheckReport("x", not_isolated=["network"], checks=[CheckResult("network", DECLARED, "detail")])
+    monkeypatch.setattr(hc, "self_check", lambda name: declared)
+    assert cmd_self_check(Namespace(sandbox="rlimit", json=True)) == 0
+    assert json.loads(capsys.readouterr().out)[0]["ok"] is True
+    unavailable = SelfCheckReport("x", available=False, why_unavailable="not here")
+    monkeypatch.setattr(hc, "self_check", lambda name: unavailable)
+    assert cmd_self_check(Namespace(sandbox="rlimit", json=False)) == 1  # asked for by name: must work
+
+
+CLI = Path(sys.executable).parent / "specdefects"
+
+
+def test_cli_harness_check_self_check():
+    """The CLI path: a table for every registered provider, exit 0 here; --json for one provider."""
+    p = subprocess.run([str(CLI), "harness-check", "--self-check"], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stdout + p.stderr
+    for name in REGISTRY:
+        assert f"\n{name}: " in "\n" + p.stdout, p.stdout
+    for check in CHECKS:
+        assert f"  {check} " in p.stdout, p.stdout
+    if bwrap_available()[0]:
+        assert "bwrap: bwrap(" in p.stdout and f"=> OK: {len(CHECKS)} passed" in p.stdout
+    p = subprocess.run([str(CLI), "harness-check", "--self-check", "--sandbox", "rlimit", "--json"],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stdout + p.stderr
+    (rep,) = json.loads(p.stdout)
+    assert rep["provider"] == "rlimit" and "network" in rep["not_isolated"]
+    _assert_conforms(rep)

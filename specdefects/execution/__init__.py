@@ -1,15 +1,18 @@
 """Execution: code extraction from completions, the sandbox (provider interface with
-bubblewrap and rlimit-only providers) and the test runners.
+bubblewrap and rlimit-only providers, a registry, a conformance self-check) and the
+test runners.
 
 >>> from specdefects.execution import run_program, run_batch, extract_code
 >>> result = run_program(task, extract_code(completion, task.entry_point, task.prompt))
 >>> result.status, result.isolation
 
-Design and trust model: see ``sandbox`` (isolation) and ``runner`` (how tests are
+Design and trust model: see ``base`` (what a provider must do), ``providers/*``
+(isolation), ``conformance`` (how that is checked) and ``runner`` (how tests are
 judged) module docs.
 """
 
 from .compare import stdout_matches, values_equal
+from .conformance import self_check
 from .extract import extract_code
 from .runner import check_references, fill_expected, run_batch, run_program
 from .sandbox import (
@@ -25,4 +28,4 @@ from .sandbox import (
 
 __all__ = ["extract_code", "run_program", "run_batch", "check_references", "fill_expected", "values_equal",
            "stdout_matches", "Sandbox", "BwrapSandbox", "RlimitSandbox", "Limits", "ProgramResult",
-           "SandboxError", "get_sandbox", "bwrap_available"]
+           "SandboxError", "get_sandbox", "bwrap_available", "self_check"]

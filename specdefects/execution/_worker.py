@@ -5,14 +5,17 @@ It never runs untrusted code itself.  For every request it forks a fresh child, 
 applies the resource limits, redirects 0/1/2 to files, gets a private run directory,
 and executes the program text as ``__main__``; the worker enforces the wall-clock
 limit, kills every leftover process afterwards and reaps them (it is a child
-subreaper), wipes the temp dir, and sends back exit status, stdout, a stderr tail and
-whatever the program wrote to fd 3 (the harness' report channel).
+subreaper), wipes the temp dir (and the SCRATCH dirs), and sends back exit status,
+stdout, a stderr tail and whatever the program wrote to fd 3 (the harness' report
+channel).  When the host side of the pipe closes (the caller died), the running program
+is killed at once and the worker exits.
 
 Protocol on the worker's stdin/stdout pipes (both directions): 4-byte big-endian
 length + JSON header, followed by the raw blobs whose lengths the header names.
 
 This file is shipped as ``python3 -c <source>``: it must not import specdefects.
-Usage: python3 -I -c <source> BASE_DIR KILL_MODE   (KILL_MODE: "all" | "group")
+Usage: python3 -I -c <source> BASE_DIR KILL_MODE [SCRATCH_DIR...]   (KILL_MODE: "all" | "group";
+SCRATCH_DIRs: other writable places private to this worker, emptied after each program)
 """
 
 # warm the modules candidates and the harness typically import: the forked child
@@ -36,6 +39,7 @@ import typing  # noqa: E401,F401
 
 BASE = sys.argv[1]
 KILL_ALL = sys.argv[2] == "all"
+SCRATCH = sys.argv[3:]
 CTL = os.path.join(BASE, ".ctl-%d" % os.getpid())
 RUN = os.path.join(BASE, "run")
 IN_FD, OUT_FD = os.dup(0), os.dup(1)
@@ -52,6 +56,7 @@ except Exception:  # pragma: no cover - not Linux
     pass
 
 _code_cache = {}
+_HOST_GONE = []
 
 
 def _read_exact(n):
@@ -159,6 +164,14 @@ def _kill_leftovers(pid):
                 os.killpg(pid, signal.SIGKILL)
         except OSError:
             pass
+        if not KILL_ALL:
+            # what left the program's process group (setsid) was reparented to us, the subreaper: our
+            # children's pids cannot be reused before we reap them, so killing them by pid is safe
+            for child in _children():
+                try:
+                    os.kill(child, signal.SIGKILL)
+                except OSError:
+                    pass
         try:
             while True:
                 p, _ = os.waitpid(-1, os.WNOHANG)
@@ -169,6 +182,27 @@ def _kill_leftovers(pid):
         if time.monotonic() > deadline:
             return
         time.sleep(0.002)
+
+
+def _children():
+    """Pids of our children (every orphan of a program ends up one: we are its subreaper)."""
+    me = os.getpid()
+    try:
+        with open("/proc/%d/task/%d/children" % (me, me)) as f:
+            return [int(x) for x in f.read().split()]
+    except OSError:
+        pass
+    out = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open("/proc/%s/stat" % name, "rb") as f:
+                    stat = f.read()
+            except OSError:
+                continue
+            if int(stat[stat.rindex(b")") + 2:].split()[1]) == me:
+                out.append(int(name))
+    return out
 
 
 def _wipe(path):
@@ -184,12 +218,17 @@ def _wipe(path):
 
 def _clean_base():
     """Remove everything a program left in the worker's temp area (but our control dir)."""
+    for d in [BASE] + SCRATCH:
+        _empty(d)
+
+
+def _empty(d):
     try:
-        names = os.listdir(BASE)
+        names = os.listdir(d)
     except OSError:
         return
     for name in names:
-        p = os.path.join(BASE, name)
+        p = os.path.join(d, name)
         if p == CTL:
             continue
         try:
@@ -264,14 +303,17 @@ def _run(hdr, source, stdin):
         if rem <= 0:
             status = "timeout"
             break
-        if pfd is not None:
-            select.select([pfd], [], [], rem)
-        else:
-            time.sleep(min(rem, 0.005))
+        # the host never writes while a program runs: our stdin turning readable means EOF (it died)
+        ready = select.select([pfd, IN_FD] if pfd is not None else [IN_FD], [], [],
+                              rem if pfd is not None else min(rem, 0.005))[0]
+        if IN_FD in ready:
+            _HOST_GONE.append(True)
+            status = "host gone"
+            break
     duration = time.monotonic() - t0
     if pfd is not None:
         os.close(pfd)
-    if status == "timeout":
+    if status is not None:
         try:
             os.killpg(pid, signal.SIGKILL)
         except OSError:
@@ -323,6 +365,8 @@ def main():
         except Exception as e:  # worker-side failure: report, keep serving
             res, out, err, rep = {"status": "error", "exit_code": None, "signal": 0, "duration_s": 0.0,
                                   "note": "worker: %r" % (e,)}, b"", b"", b""
+        if _HOST_GONE:
+            return
         res.update(stdout_len=len(out), stderr_len=len(err), report_len=len(rep))
         _send(res, (out, err, rep))
 

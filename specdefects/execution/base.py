@@ -27,7 +27,8 @@ What a provider must do, for each ``run(source, stdin, limits, timeout_s)`` call
   checks): the self-check then reports those as "not isolated (declared)", not as failures.
 
 Adding a provider is one new file in ``providers/`` (found and imported by
-``providers/__init__.py``; stdlib imports only at module level, so that it costs nothing
+``providers/__init__.py``; ``--sandbox NAME`` then offers it, and ``auto`` picks it only
+once it is named in ``sandbox.AUTO_ORDER``; stdlib imports only at module level, so that it costs nothing
 to the CLI: import a heavy client such as ``docker`` or ``kubernetes`` inside its methods).
 A container or cluster provider (Docker, Podman, Kubernetes jobs) is simplest as a
 :class:`~specdefects.execution.pool.WorkerSandbox` subclass: the pool already speaks the

@@ -47,6 +47,7 @@ DEFAULT_PYTHON = "/usr/bin/python3"
 UID_BASE = 60000
 UID_RANGE = 1000
 _WORKER_SOURCE_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_worker.py")
+_KILL = "/bin/kill"
 
 _FLAGS: dict[str, list[str]] = {}
 
@@ -63,6 +64,17 @@ def interpreter_flags(python: str) -> list[str]:
             ok = False
         _FLAGS[python] = ["-s", "-P"] if ok else ["-I"]
     return _FLAGS[python]
+
+
+def kill_uid(uid: int, python: str) -> None:
+    """SIGKILL every process of ``uid`` (needs root): ``kill -9 -1`` run as that uid."""
+    cmd = [_KILL, "-9", "-1"] if os.path.exists(_KILL) else \
+        [python, "-S", "-c", "import os, signal\ntry:\n    os.kill(-1, signal.SIGKILL)\nexcept OSError:\n    pass"]
+    try:
+        subprocess.run(cmd, user=uid, group=uid, extra_groups=[], env=minimal_env(), cwd="/", close_fds=True,
+                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        pass
 
 
 class _UidLease:
@@ -105,6 +117,7 @@ class Slot:
         self.uid = self.lease.uid if self.lease else os.getuid()
         self.hostdir: str | None = None
         self.logf = tempfile.TemporaryFile()
+        self.busy = False  # a program may be running: a worker killed now can leave orphans
 
     # -- lifecycle
     def start(self) -> None:
@@ -156,6 +169,12 @@ class Slot:
             p.wait(timeout=10)
         except Exception:
             pass
+        if self.busy and self.lease:
+            # the worker died or was killed mid-program (a program that killed its parent, a hung
+            # worker, close() during a run): what the program detached is now an orphan nobody
+            # reaps. Only this slot runs as its leased uid, so everything of that uid goes.
+            kill_uid(self.uid, self.sandbox.python)
+        self.busy = False
 
     def close(self) -> None:
         self.kill()
@@ -225,6 +244,7 @@ class Slot:
         # the worker enforces timeout_s itself; this deadline only catches a hung worker
         deadline = time.monotonic() + timeout_s + 30
         fd = None
+        self.busy = True
         try:
             h = json.dumps(header).encode()
             try:
@@ -237,6 +257,7 @@ class Slot:
             out = self._read_exact(fd, hdr["stdout_len"], deadline)
             err = self._read_exact(fd, hdr["stderr_len"], deadline)
             rep = self._read_exact(fd, hdr["report_len"], deadline)
+            self.busy = False  # the worker answered: it has killed and reaped the program's processes
         except SandboxError as e:
             tail = self.log_tail()
             self.kill()
@@ -356,4 +377,4 @@ def _close_all() -> None:
             pass
 
 
-__all__ = ["WorkerSandbox", "Slot", "interpreter_flags", "discard", "DEFAULT_PYTHON", "UID_BASE", "UID_RANGE"]
+__all__ = ["WorkerSandbox", "Slot", "interpreter_flags", "kill_uid", "discard", "DEFAULT_PYTHON", "UID_BASE", "UID_RANGE"]

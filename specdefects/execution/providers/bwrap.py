@@ -1,8 +1,8 @@
 """The ``bwrap`` provider: bubblewrap.
 
 New user/pid/net/ipc/uts/cgroup namespaces (``--unshare-all``: no network), read-only
-``/usr`` (+ ``/lib*``/``/bin`` links, a few ``/etc`` files), read-only root, a size-capped
-tmpfs ``/tmp`` as the only writable place, ``--clearenv`` with a minimal environment,
+``/usr`` (+ ``/lib*``/``/bin`` links, a few ``/etc`` files), read-only root and ``/dev``, size-capped
+tmpfs ``/tmp`` and ``/dev/shm`` as the only writable places (emptied after each program), ``--clearenv`` with a minimal environment,
 ``--die-with-parent``, ``--new-session``; plus rlimits (address space, CPU, NPROC, FSIZE,
 NOFILE, no core) in every program.  No seccomp filter is installed (bubblewrap already
 sets ``no_new_privs`` and drops all capabilities; the namespaces take away network,
@@ -24,9 +24,10 @@ class BwrapSandbox(WorkerSandbox):
     summary = "bubblewrap namespaces (no network, read-only file system) + rlimits"
 
     def __init__(self, python: str | None = None, tmpfs_bytes: int = 256 << 20, bwrap: str = BWRAP,
-                 extra_ro_binds: tuple[str, ...] = (), max_slots: int = 64) -> None:
+                 extra_ro_binds: tuple[str, ...] = (), max_slots: int = 64, shm_bytes: int = 64 << 20) -> None:
         super().__init__(python, max_slots)
         self.bwrap, self.tmpfs_bytes, self.extra_ro_binds = bwrap, tmpfs_bytes, tuple(extra_ro_binds)
+        self.shm_bytes = shm_bytes
         who = "per-slot uid" if self.switch_uid else "caller's uid in a user namespace"
         self.isolation = f"bwrap(ns:user,pid,net,ipc,uts; ro-fs; tmpfs; {who})+rlimits"
 
@@ -54,9 +55,12 @@ class BwrapSandbox(WorkerSandbox):
             b += ["--ro-bind", prefix, prefix]
         for p in self.extra_ro_binds:
             b += ["--ro-bind", p, p]
-        b += ["--proc", "/proc", "--dev", "/dev", "--size", str(int(self.tmpfs_bytes)), "--tmpfs", "/tmp",
+        # /dev itself read-only (bwrap's is a writable tmpfs that kept files from one program to the
+        # next); /dev/shm (multiprocessing's semaphores) a small tmpfs the worker empties after each program
+        b += ["--proc", "/proc", "--dev", "/dev", "--size", str(int(self.shm_bytes)), "--tmpfs", "/dev/shm",
+              "--remount-ro", "/dev", "--size", str(int(self.tmpfs_bytes)), "--tmpfs", "/tmp",
               "--remount-ro", "/", "--chdir", "/tmp"]
-        return b + [self.python, *interpreter_flags(self.python), "-c", worker_source, "/tmp", "all"]
+        return b + [self.python, *interpreter_flags(self.python), "-c", worker_source, "/tmp", "all", "/dev/shm"]
 
 
 _BWRAP_PROBE: tuple[bool, str] | None = None

@@ -1,8 +1,11 @@
 """The ``rlimit`` provider: resource limits only, in a private temp dir, with a scrubbed
 environment.  **The network is not isolated** and the file system is protected only by
-Unix permissions (a per-slot uid when the caller is root; the caller's own uid otherwise,
-so then the caller's files, processes and ``/proc/*/environ`` are within reach too).
-A fallback for machines where bubblewrap cannot create namespaces.
+Unix permissions: a program can leave files in the host's world-writable ``/tmp``,
+``/var/tmp`` and ``/dev/shm`` for later programs.  When the caller is root each slot has
+a uid of its own; otherwise programs run as the caller's uid, so then the caller's files,
+``/proc/*/environ`` and (once a program has killed its worker) its orphans are within
+reach too.  ``not_isolated`` says so, per instance.  A fallback for machines where
+bubblewrap cannot create namespaces.
 """
 
 from __future__ import annotations
@@ -20,12 +23,17 @@ log = logging.getLogger(__name__)
 class RlimitSandbox(WorkerSandbox):
     summary = "resource limits only (network NOT isolated)"
     needs_hostdir = True
-    not_isolated = frozenset({"network"})
+    not_isolated = frozenset({"network", "write_outside_tmp", "fresh_between_programs"})
+    # without a uid of its own: the caller's /proc/<pid>/environ is readable, and an orphan of a
+    # killed worker is a process of the caller's that nothing may kill by uid
+    not_isolated_same_uid = frozenset({"environment", "killed_parent"})
 
     def __init__(self, python: str | None = None, max_slots: int = 64, quiet: bool = False) -> None:
         super().__init__(python, max_slots)
         # without a uid of its own, "kill every process of my uid" would hit the caller
         self.kill_all_in_worker = self.switch_uid
+        if not self.switch_uid:
+            self.not_isolated = self.not_isolated | self.not_isolated_same_uid
         who = "per-slot uid" if self.switch_uid else "SAME uid as caller"
         self.isolation = f"rlimits-only(NETWORK NOT ISOLATED; {who})"
         msg = ("specdefects sandbox: using the 'rlimit' provider: resource limits only, the NETWORK IS NOT "
