@@ -7,12 +7,12 @@
 Publishing (a local folder, or a Hub repo when asked) is :mod:`specdefects.hub`.
 """
 
+from .common import BuildError
 from .diff import changed_spans, mark_changes
 from .spec_defects import (
                            INVARIANCE_STATUSES,
                            SPEC_BENCHMARKS,
                            SPLIT_STRATEGIES,
-                           BuildError,
                            BuildReport,
                            build_configs,
                            build_spec_defects,

@@ -9,9 +9,8 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-import yaml
-
 from ..records import DEFECTS, Mutant
+from .common import front_matter
 from .diff import mark_changes
 
 TAXONOMY = {
@@ -33,36 +32,14 @@ TAXONOMY = {
 }
 
 
-def _yaml_front_matter(report, configs: list[str]) -> str:
-    from datasets import DatasetInfo, SplitDict, SplitInfo
-
-    from .spec_defects import parquet_path, validator_features, variant_features
-
-    cfg_entries, infos = [], []
-    for c in configs:
-        splits = report.rows[c]
-        cfg = {"config_name": c,
-               "data_files": [{"split": s, "path": str(parquet_path("", c, s)).lstrip("/")} for s in splits]}
-        if c == report.benchmarks[0]:
-            cfg["default"] = True
-        cfg_entries.append(cfg)
-        info = DatasetInfo(features=validator_features() if c == "validator" else variant_features())
-        sd = SplitDict()
-        for s, n in splits.items():
-            sd.add(SplitInfo(name=s, num_examples=n, num_bytes=report.nbytes.get(c, {}).get(s, 0)))
-        info.splits = sd
-        d = info._to_yaml_dict()
-        infos.append({"config_name": c, **d})
-    meta = {
+def _yaml_front_matter(report, features: dict) -> str:
+    return front_matter(report, features, default=report.benchmarks[0], meta={
         "license": "other",
         "language": ["en"],
         "task_categories": ["text-generation", "text-classification"],
         "tags": ["code", "code-generation", "robustness", "specification-defects"],
         "pretty_name": "spec-defects",
-        "configs": cfg_entries,
-        "dataset_info": infos,
-    }
-    return "---\n" + yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=1000) + "---\n"
+    })
 
 
 def _pct(x: float | None) -> str:
@@ -136,37 +113,37 @@ def _skips_table(report) -> str:
     return "\n".join(lines)
 
 
-def render_card(report, mutants_by_bench: dict[str, list[Mutant]], rows_by_bench: dict[str, list[dict]]) -> str:
-    configs = list(report.rows)
-    mutant_only = {b: [m for m in ms if m.defect != "clean"] for b, ms in mutants_by_bench.items()}
-    parts = [_yaml_front_matter(report, configs)]
-    parts.append("# spec-defects\n\nBenchmark task descriptions with injected **specification defects** — "
-                 "Lexical Vagueness (LV), Under-Specification (US) and Syntax/Formatting (SF) — next to the clean "
-                 "originals, for measuring how much a code LLM's Pass@1 drops when the description is defective, "
-                 "and for training a classifier (*SpecValidator*) that flags defective descriptions. "
-                 "Built with `specdefects build spec-defects`. Licences follow the sources (HumanEval: MIT; MBPP: "
-                 "CC-BY-4.0; LiveCodeBench: see its card).\n")
-    parts.append("## Loading\n\n```python\nfrom datasets import load_dataset\n"
-                 + "".join(f'{c} = load_dataset("REPO_OR_FOLDER", "{c}")\n' for c in configs) + "```\n")
-    cfg_lines = []
-    for c in configs:
+INTRO = ("# spec-defects\n\nBenchmark task descriptions with injected **specification defects** — "
+         "Lexical Vagueness (LV), Under-Specification (US) and Syntax/Formatting (SF) — next to the clean "
+         "originals, for measuring how much a code LLM's Pass@1 drops when the description is defective, "
+         "and for training a classifier (*SpecValidator*) that flags defective descriptions. "
+         "Built with `specdefects build spec-defects`. Licences follow the sources (HumanEval: MIT; MBPP: "
+         "CC-BY-4.0; LiveCodeBench: see its card).\n")
+
+ROW_FIELDS = ("A benchmark row is the *mutated* task (the fields of `specdefects.records.Task`: `description`, "
+              "`prompt`, `entry_point`, `test_code`, `tests`, `reference`, ...) plus `uid`, `defect` "
+              "(ClassLabel `clean`/`LV`/`US`/`SF`), `original_description`, `original_prompt`, "
+              "`original_entry_point`, `ops` (each edit: kind, category, span in the original, before, after), "
+              "`compliance` and `naturalness` (rule judge, 0/1; null on clean rows), `judge` (JSON of every "
+              "sub-criterion), `engine`, `seed` and `invariance` (`passed`, `original_fails`, `no_reference`, "
+              "`not_checked`). Tests are never changed by a defect; an LV rename changes the entry point, "
+              "reference and test program consistently (`entry_point` is the new name).\n")
+
+
+def _configs_section(report) -> str:
+    lines = []
+    for c, splits in report.rows.items():
         if c == "validator":
-            cfg_lines.append("- `validator`: `text` (a description), `label` (ClassLabel clean/LV/US/SF), `uid`, "
-                             "`benchmark`; splits " + ", ".join(f"{s} {n}" for s, n in report.rows[c].items()) + ".")
+            lines.append("- `validator`: `text` (a description), `label` (ClassLabel clean/LV/US/SF), `uid`, "
+                         "`benchmark`; splits " + ", ".join(f"{s} {n}" for s, n in splits.items()) + ".")
         else:
-            cfg_lines.append(f"- `{c}`: one row per (task, variant) including the clean original, split `test` "
-                             f"({report.rows[c]['test']} rows).")
-    parts.append("## Configs\n\n" + "\n".join(cfg_lines) + "\n\n"
-                 "A benchmark row is the *mutated* task (the fields of `specdefects.records.Task`: `description`, "
-                 "`prompt`, `entry_point`, `test_code`, `tests`, `reference`, ...) plus `uid`, `defect` "
-                 "(ClassLabel `clean`/`LV`/`US`/`SF`), `original_description`, `original_prompt`, "
-                 "`original_entry_point`, `ops` (each edit: kind, category, span in the original, before, after), "
-                 "`compliance` and `naturalness` (rule judge, 0/1; null on clean rows), `judge` (JSON of every "
-                 "sub-criterion), `engine`, `seed` and `invariance` (`passed`, `original_fails`, `no_reference`, "
-                 "`not_checked`). Tests are never changed by a defect; an LV rename changes the entry point, "
-                 "reference and test program consistently (`entry_point` is the new name).\n")
-    parts.append("## Summary (Table 2 layout)\n\n" + _table2(report, rows_by_bench) + "\n\n"
-                 "N counts the rows kept; compliance and naturalness are the rule judge's mean 0/1 scores.\n")
+            lines.append(f"- `{c}`: one row per (task, variant) including the clean original, split `test` "
+                         f"({splits['test']} rows).")
+    return "## Configs\n\n" + "\n".join(lines) + "\n\n" + ROW_FIELDS
+
+
+def _taxonomy_section(mutant_only: dict[str, list[Mutant]]) -> str:
+    """The defect taxonomy, each example a real compliant mutant of this build when there is one."""
     tax = ["## Defect taxonomy\n", "| defect | name | what changes | example |", "|---|---|---|---|"]
     for d, (name, what, ex) in TAXONOMY.items():
         real = sorted((m for ms in mutant_only.values() for m in ms
@@ -176,18 +153,25 @@ def render_card(report, mutants_by_bench: dict[str, list[Mutant]], rows_by_bench
             m = real[len(real) // 2]
             ex = mark_changes(m.original.description, m.task.description).replace("\n", " ") + f" ({m.original.uid})"
         tax.append(f"| {d} | {name} | {what} | {ex.replace('|', '/')} |")
-    parts.append("\n".join(tax) + "\n")
-    inv = ("skipped for this build (`--no-invariance`): every row says `not_checked`." if not report.invariance else
-           f"each mutant's reference (renamed with the task for LV) ran against the task's own tests in the "
-           f"sandbox ({report.isolation or 'specdefects.execution'}), as did each original reference (a mutant "
-           f"whose executed program — reference, entry point, tests — is byte-identical to its original's, as "
-           f"for US and SF, has the original's outcome; runs: "
-           + "; ".join(f"{b}: {v['originals']} originals, {v['mutants_run']} changed mutants"
-                       for b, v in report.invariance_runs.items()) + "). A mutant "
-           f"that fails while its original passes is a mutator bug and was **dropped** "
-           f"({len(report.mutator_bugs)} dropped); tasks whose original reference already fails are kept and "
-           f"flagged `invariance=original_fails` ("
-           + ", ".join(f"{b}: {len(v)}" for b, v in report.reference_failures.items()) + ").")
+    return "\n".join(tax) + "\n"
+
+
+def _invariance_text(report) -> str:
+    if not report.invariance:
+        return "skipped for this build (`--no-invariance`): every row says `not_checked`."
+    return (f"each mutant's reference (renamed with the task for LV) ran against the task's own tests in the "
+            f"sandbox ({report.isolation or 'specdefects.execution'}), as did each original reference (a mutant "
+            f"whose executed program — reference, entry point, tests — is byte-identical to its original's, as "
+            f"for US and SF, has the original's outcome; runs: "
+            + "; ".join(f"{b}: {v['originals']} originals, {v['mutants_run']} changed mutants"
+                        for b, v in report.invariance_runs.items()) + "). A mutant "
+            f"that fails while its original passes is a mutator bug and was **dropped** "
+            f"({len(report.mutator_bugs)} dropped); tasks whose original reference already fails are kept and "
+            f"flagged `invariance=original_fails` ("
+            + ", ".join(f"{b}: {len(v)}" for b, v in report.reference_failures.items()) + ").")
+
+
+def _how_made_section(report) -> str:
     made = [
         "## How each row was made\n",
         "- **Sources**: " + "; ".join(f"`{b}` from {s}" for b, s in report.sources.items()) + ".",
@@ -195,7 +179,7 @@ def render_card(report, mutants_by_bench: dict[str, list[Mutant]], rows_by_bench
         f"mutator's random generator is seeded with `seed:uid:defect`, so a row can be regenerated alone.",
         "- **Judge**: `specdefects.defects.judge.judge_rules` — 0/1 compliance with the defect's definition and "
         "0/1 naturalness, with their sub-criteria in `judge`.",
-        f"- **Invariance**: {inv}",
+        f"- **Invariance**: {_invariance_text(report)}",
     ]
     made += [f"- **Note**: {n}" for n in report.notes]
     made.append(
@@ -206,12 +190,31 @@ def render_card(report, mutants_by_bench: dict[str, list[Mutant]], rows_by_bench
         f"every word, so a row-level split lets a classifier recognise a test description it saw in training "
         f"with a different label, which inflates test scores. `stratified` (`train_test_split`, rows split "
         f"independently) reproduces the study's split for comparison.")
-    parts.append("\n".join(made) + "\n")
+    return "\n".join(made) + "\n"
+
+
+def _dropped_section(report) -> str:
+    mb = ["### Dropped by the invariance check\n", "| benchmark | task | defect | reason |", "|---|---|---|---|"]
+    mb += [f"| {s.benchmark} | {s.task_id} | {s.defect} | {s.reason.replace('|', '/')} |"
+           for s in report.mutator_bugs]
+    return "\n".join(mb) + "\n"
+
+
+def render_card(report, features: dict, mutants_by_bench: dict[str, list[Mutant]],
+                rows_by_bench: dict[str, list[dict]]) -> str:
+    """The README.md of a build: ``features`` by config (as written), the kept variants and the
+    rows of each benchmark."""
+    mutant_only = {b: [m for m in ms if m.defect != "clean"] for b, ms in mutants_by_bench.items()}
+    parts = [_yaml_front_matter(report, features), INTRO]
+    parts.append("## Loading\n\n```python\nfrom datasets import load_dataset\n"
+                 + "".join(f'{c} = load_dataset("REPO_OR_FOLDER", "{c}")\n' for c in report.rows) + "```\n")
+    parts.append(_configs_section(report))
+    parts.append("## Summary (Table 2 layout)\n\n" + _table2(report, rows_by_bench) + "\n\n"
+                 "N counts the rows kept; compliance and naturalness are the rule judge's mean 0/1 scores.\n")
+    parts.append(_taxonomy_section(mutant_only))
+    parts.append(_how_made_section(report))
     if report.mutator_bugs:
-        mb = ["### Dropped by the invariance check\n", "| benchmark | task | defect | reason |", "|---|---|---|---|"]
-        mb += [f"| {s.benchmark} | {s.task_id} | {s.defect} | {s.reason.replace('|', '/')} |"
-               for s in report.mutator_bugs]
-        parts.append("\n".join(mb) + "\n")
+        parts.append(_dropped_section(report))
     parts.append("## Skipped tasks\n\n" + _skips_table(report) + "\n")
     ex = pick_examples(mutant_only)
     parts.append("## Examples (original vs mutant)\n\n`[-deleted-]` and `{+inserted+}` mark the changes.\n\n"

@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import textwrap
-from pathlib import Path
 
-from .spec_defects import BuildError
+from .common import BuildError, write_report
+from .follow_tests import build_follow_tests
+from .spec_defects import build_spec_defects
 
 
 def parse_sources(items: list[str] | None) -> dict[str, str]:
@@ -25,7 +26,8 @@ def _hub_repo(repo_id: str | None):
     """The push target, checked before the build rather than after it."""
     if not repo_id:
         return None
-    from ..hub import HubError, HubRepo
+    from ..hub import HubError, HubRepo  # lazy: huggingface_hub is slow to import and only a push needs it
+
     try:
         return HubRepo(repo_id)
     except HubError as e:
@@ -34,15 +36,14 @@ def _hub_repo(repo_id: str | None):
 
 def _finish(args, report, repo) -> int:
     """Push the built folder when asked (recording the commits in its build report), then print."""
-    from ..files import write_json_atomic
-    from ..hub import HubError
-
     if repo is not None:
+        from ..hub import HubError  # lazy: as in _hub_repo
+
         try:
             report.pushed = repo.publish_dataset(args.out, progress=not args.json)
         except HubError as e:
             raise BuildError(str(e)) from None
-        write_json_atomic(Path(args.out) / "build_report.json", report.to_dict())
+        write_report(args.out, report)
         if not args.json:
             print(f"pushed {len(report.pushed)} commit(s) to {repo.describe()}")
     if args.json:
@@ -56,8 +57,6 @@ def _finish(args, report, repo) -> int:
 
 
 def _build_spec_defects(args) -> int:
-    from .spec_defects import build_spec_defects
-
     repo = _hub_repo(args.push_to_hub)
     return _finish(args, build_spec_defects(
         args.out, benchmarks=args.benchmarks, sources=parse_sources(args.source), seed=args.seed,
@@ -66,8 +65,6 @@ def _build_spec_defects(args) -> int:
 
 
 def _build_follow_tests(args) -> int:
-    from .follow_tests import build_follow_tests
-
     repo = _hub_repo(args.push_to_hub)
     return _finish(args, build_follow_tests(
         args.out, benchmarks=args.benchmarks, sources=parse_sources(args.source), seed=args.seed,

@@ -19,19 +19,38 @@ Configs (split ``test``):
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import re
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-import yaml
-
 from .. import __version__
-from .spec_defects import BENCHMARK_SPLIT, BuildError, _load, _write_parquet_atomic, parquet_path
+from ..execution import get_sandbox
+from ..followtests import (
+    CONDITIONS,
+    FAMILIES,
+    FamilyError,
+    build_instances,
+    instance_features,
+    render_prompt,
+    shown_outputs,
+)
+from ..followtests import quality as q
+from ..followtests.matched import MATCHED_BENCHMARKS, build_matched, matched_features, matched_rows
+from .common import (
+    BuildError,
+    check_request,
+    drop_config,
+    front_matter,
+    load_benchmarks,
+    write_card_and_report,
+    write_config,
+)
 
 FT_CONFIGS = ("families", "matched", "quality")
 STUDY_QUALITY_TASKS = 180
@@ -80,9 +99,8 @@ class FollowTestsReport:
         for r, n in sorted(Counter(_reason_kind(e["reason"]) for e in self.quality_excluded).items()):
             lines.append(f"    excluded: {n} x {r}")
         if self.quality_detection:
-            from ..followtests.quality import STUDY_DETECTION
             lines.append("  quality detection % (selection / validation pool; study, validation: "
-                         + ", ".join(f"{k} {v}" for k, v in STUDY_DETECTION.items()) + ")")
+                         + ", ".join(f"{k} {v}" for k, v in q.STUDY_DETECTION.items()) + ")")
             for suite, d in self.quality_detection.items():
                 lines.append(f"    {suite:<7} {d['selection']:5.1f} / {d['validation']:5.1f}")
         if self.timings:
@@ -96,7 +114,6 @@ def _reason_kind(reason: str) -> str:
 
 
 def family_rows(instances) -> list[dict]:
-    from ..followtests import CONDITIONS, render_prompt, shown_outputs
     rows = []
     for inst in instances:
         base = inst.to_dict()
@@ -107,33 +124,17 @@ def family_rows(instances) -> list[dict]:
 
 
 def family_row_features():
-    from datasets import Features, List, Value
+    from datasets import Features, List, Value  # lazy: datasets (pyarrow) takes seconds to import
 
-    from ..followtests import instance_features
     f = dict(instance_features())
     f.update(condition=Value("string"), prompt=Value("string"), shown_outputs=List(Value("string")))
     return Features(f)
 
 
 def _front_matter(report: FollowTestsReport, feats: dict) -> str:
-    from datasets import DatasetInfo, SplitDict, SplitInfo
-    cfgs, infos = [], []
-    for c, splits in report.rows.items():
-        entry = {"config_name": c,
-                 "data_files": [{"split": s, "path": str(parquet_path("", c, s)).lstrip("/")} for s in splits]}
-        if c == "families":
-            entry["default"] = True
-        cfgs.append(entry)
-        info = DatasetInfo(features=feats[c])
-        sd = SplitDict()
-        for s, n in splits.items():
-            sd.add(SplitInfo(name=s, num_examples=n, num_bytes=report.nbytes.get(c, {}).get(s, 0)))
-        info.splits = sd
-        infos.append({"config_name": c, **info._to_yaml_dict()})
-    meta = {"license": "other", "language": ["en"], "task_categories": ["text-generation"],
-            "tags": ["code", "code-generation", "test-following", "specification"], "pretty_name": "follow-tests",
-            "configs": cfgs, "dataset_info": infos}
-    return "---\n" + yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=1000) + "---\n"
+    return front_matter(report, feats, default="families", meta={
+        "license": "other", "language": ["en"], "task_categories": ["text-generation"],
+        "tags": ["code", "code-generation", "test-following", "specification"], "pretty_name": "follow-tests"})
 
 
 def render_card(report: FollowTestsReport, feats: dict) -> str:
@@ -186,7 +187,6 @@ def render_card(report: FollowTestsReport, feats: dict) -> str:
 
 
 def _quality_card(report: FollowTestsReport) -> str:
-    from ..followtests.quality import STUDY_DETECTION
     st = report.quality_settings
     kept, total = sum(report.quality_kept.values()), sum(report.quality_total.values())
     lines = ["## Test-suite quality\n",
@@ -196,7 +196,7 @@ def _quality_card(report: FollowTestsReport) -> str:
              "| suite | selection pool | validation pool | study (validation) | mean assertion chars |",
              "|---|---:|---:|---:|---:|"]
     for suite, d in report.quality_detection.items():
-        lines.append(f"| {suite} | {d['selection']:.1f} | {d['validation']:.1f} | {STUDY_DETECTION[suite]:.1f} | "
+        lines.append(f"| {suite} | {d['selection']:.1f} | {d['validation']:.1f} | {q.STUDY_DETECTION[suite]:.1f} | "
                      f"{d['assertion_chars']:.1f} |")
     m = report.quality_mutants
     lines.append(
@@ -228,9 +228,6 @@ def _quality_card(report: FollowTestsReport) -> str:
 
 def _build_quality(report: FollowTestsReport, tasks: list, out: Path, feats: dict, seed: int,
                    workers: int | None, progress: bool) -> None:
-    from datasets import Dataset
-
-    from ..followtests import quality as q
     stages: dict[str, float] = {}
     kept, excluded = q.build_quality(tasks, seed=seed, workers=workers, progress=progress, timings=stages)
     report.timings.update({f"quality_{k}": v for k, v in stages.items()})
@@ -248,27 +245,66 @@ def _build_quality(report: FollowTestsReport, tasks: list, out: Path, feats: dic
         "max_reference_cpu_s": q.MAX_REFERENCE_CPU_S, "heldout_cpu_s": q.HELDOUT_CPU_S,
         "mutant_cpu_floor_s": q.MUTANT_CPU_FLOOR_S, "mutant_cpu_factor": q.MUTANT_CPU_FACTOR,
         "length_tolerance": q.LENGTH_TOLERANCE, "min_tolerance_chars": q.MIN_TOLERANCE_CHARS}
-    path = parquet_path(out, "quality", BENCHMARK_SPLIT)
     rows = q.quality_rows(kept)
     if not rows:
-        path.unlink(missing_ok=True)
+        drop_config(out, "quality")
         return
     feats["quality"] = q.quality_features()
-    ds = Dataset.from_list(rows, features=feats["quality"])
-    _write_parquet_atomic(ds, path)
-    report.rows["quality"] = {BENCHMARK_SPLIT: len(rows)}
-    report.nbytes["quality"] = {BENCHMARK_SPLIT: int(ds.data.nbytes)}
+    write_config(report, out, "quality", rows, feats["quality"])
 
 
 def quality_sample(loaded: dict[str, list], n: int | None, seed: int) -> list:
     """The study's task set: a seeded sample of ``n`` HumanEval+ / MBPP+ tasks (all when
     fewer are loaded or ``n`` is None), in load order."""
-    from ..followtests.quality import QUALITY_BENCHMARKS
-    pool = [t for b in QUALITY_BENCHMARKS for t in loaded.get(b, [])]
+    pool = [t for b in q.QUALITY_BENCHMARKS for t in loaded.get(b, [])]
     if n is None or len(pool) <= n:
         return pool
     keep = set(random.Random(f"{seed}:quality-tasks").sample(range(len(pool)), n))
     return [t for i, t in enumerate(pool) if i in keep]
+
+
+def _build_families(report: FollowTestsReport, out: Path, feats: dict, seed: int, workers: int | None) -> None:
+    """The ``families`` config: every family's instances under each condition."""
+    try:
+        instances = build_instances(FAMILIES, seed=seed, workers=workers)
+    except FamilyError as e:
+        raise BuildError(str(e)) from None
+    report.families = [{"family_id": f.family_id, "category": f.category, "rule_a": f.rule_a, "rule_b": f.rule_b}
+                       for f in FAMILIES]
+    write_config(report, out, "families", family_rows(instances), feats["families"])
+
+
+def _build_matched(report: FollowTestsReport, out: Path, feats: dict, loaded: dict[str, list],
+                   workers: int | None, progress: bool) -> None:
+    """The ``matched`` config: each loaded task under the four matched conditions (or excluded)."""
+    all_kept = []
+    for b, tasks in loaded.items():
+        kept, excluded = build_matched(tasks, workers=workers, progress=progress)
+        report.matched_total[b] = len(tasks)
+        report.matched_kept[b] = len(kept)
+        report.excluded += [e.to_dict() for e in excluded]
+        report.n_changed[b] = dict(Counter(f"{m.n_changed}/{len(m.inputs)}" for m in kept))
+        all_kept += kept
+    feats["matched"] = matched_features()
+    rows = matched_rows(all_kept)
+    if rows:
+        write_config(report, out, "matched", rows, feats["matched"])
+
+
+def _isolation() -> str:
+    """The isolation of the sandbox the build ran in ('' when none can be named)."""
+    try:
+        return get_sandbox("auto").isolation
+    except Exception:
+        return ""
+
+
+@contextlib.contextmanager
+def _timed(report: FollowTestsReport, name: str) -> Iterator[None]:
+    """Record the seconds of one step of the build in ``report.timings[name]``."""
+    t0 = time.perf_counter()
+    yield
+    report.timings[name] = round(time.perf_counter() - t0, 2)
 
 
 def build_follow_tests(out: str | os.PathLike, benchmarks: Sequence[str] = ("humanevalplus", "mbppplus",
@@ -281,87 +317,33 @@ def build_follow_tests(out: str | os.PathLike, benchmarks: Sequence[str] = ("hum
     only) take aliases humaneval -> humanevalplus, mbpp -> mbppplus. ``quality_tasks``: size
     of the seeded HumanEval+ / MBPP+ sample for the ``quality`` config (the study: 180; None:
     every loaded task; 0: no ``quality`` config). Raises BuildError."""
-    from datasets import Dataset
-
-    from ..benchmarks import DEFAULT_SOURCES
-    from ..followtests import FAMILIES, FamilyError, build_instances
-    from ..followtests.matched import MATCHED_BENCHMARKS, build_matched, matched_features, matched_rows
-
     t_start = time.perf_counter()
-    benchmarks = list(dict.fromkeys(BENCH_ALIASES.get(b.strip().lower(), b.strip().lower()) for b in benchmarks))
-    sources = {BENCH_ALIASES.get(k, k): v for k, v in (sources or {}).items()}
-    load_options = {BENCH_ALIASES.get(k, k): v for k, v in (load_options or {}).items()}
-    for b in benchmarks:
-        if b not in MATCHED_BENCHMARKS:
-            raise BuildError(f"unknown benchmark {b!r} for follow-tests; choose from {', '.join(MATCHED_BENCHMARKS)}")
-    for b in sources:
-        if b not in benchmarks:
-            raise BuildError(f"--source given for {b!r}, which is not among the requested benchmarks")
-    if workers is not None and workers < 1:
-        raise BuildError("workers must be at least 1")
+    req = check_request("follow-tests", benchmarks, MATCHED_BENCHMARKS, sources, load_options, workers, limit,
+                        aliases=BENCH_ALIASES, require_benchmarks=False)
     if quality_tasks is not None and quality_tasks < 0:
         raise BuildError("quality_tasks must be a positive sample size, 0 (no quality config) or None "
                          "(every task; -1 on the command line)")
-    report = FollowTestsReport(out=str(out), seed=seed, benchmarks=benchmarks, quality_tasks=quality_tasks,
-                               sources={b: str(sources.get(b) or DEFAULT_SOURCES.get(b, "default"))
-                                        for b in benchmarks})
+    report = FollowTestsReport(out=str(out), seed=seed, benchmarks=req.benchmarks, quality_tasks=quality_tasks,
+                               sources=req.source_labels())
     out = Path(out)
     feats = {"families": family_row_features()}
-    # read every source first: a missing file or an unreachable Hub fails before any compute
-    loaded = {}
-    for b in benchmarks:
-        tasks = _load(b, sources.get(b), load_options.get(b, {}))
-        loaded[b] = tasks[:limit] if limit else tasks
+    loaded = load_benchmarks(req)  # every source first: a missing file or an unreachable Hub fails before any compute
 
-    t0 = time.perf_counter()
-    try:
-        instances = build_instances(FAMILIES, seed=seed, workers=workers)
-    except FamilyError as e:
-        raise BuildError(str(e)) from None
-    report.families = [{"family_id": f.family_id, "category": f.category, "rule_a": f.rule_a, "rule_b": f.rule_b}
-                       for f in FAMILIES]
-    rows = family_rows(instances)
-    ds = Dataset.from_list(rows, features=feats["families"])
-    _write_parquet_atomic(ds, parquet_path(out, "families", BENCHMARK_SPLIT))
-    report.rows["families"] = {BENCHMARK_SPLIT: len(rows)}
-    report.nbytes["families"] = {BENCHMARK_SPLIT: int(ds.data.nbytes)}
-    report.timings["families"] = round(time.perf_counter() - t0, 2)
-
-    if benchmarks:
-        t0 = time.perf_counter()
-        all_kept = []
-        for b, tasks in loaded.items():
-            kept, excluded = build_matched(tasks, workers=workers, progress=progress)
-            report.matched_total[b] = len(tasks)
-            report.matched_kept[b] = len(kept)
-            report.excluded += [e.to_dict() for e in excluded]
-            report.n_changed[b] = dict(Counter(f"{m.n_changed}/{len(m.inputs)}" for m in kept))
-            all_kept += kept
-        feats["matched"] = matched_features()
-        mrows = matched_rows(all_kept)
-        if mrows:
-            mds = Dataset.from_list(mrows, features=feats["matched"])
-            _write_parquet_atomic(mds, parquet_path(out, "matched", BENCHMARK_SPLIT))
-            report.rows["matched"] = {BENCHMARK_SPLIT: len(mrows)}
-            report.nbytes["matched"] = {BENCHMARK_SPLIT: int(mds.data.nbytes)}
-        report.timings["matched"] = round(time.perf_counter() - t0, 2)
+    with _timed(report, "families"):
+        _build_families(report, out, feats, seed, workers)
+    if loaded:
+        with _timed(report, "matched"):
+            _build_matched(report, out, feats, loaded, workers, progress)
     else:
-        parquet_path(out, "matched", BENCHMARK_SPLIT).unlink(missing_ok=True)
+        drop_config(out, "matched")
     picked = quality_sample(loaded, quality_tasks, seed) if quality_tasks != 0 else []
     if picked:
-        t0 = time.perf_counter()
-        _build_quality(report, picked, out, feats, seed, workers, progress)
-        report.timings["quality"] = round(time.perf_counter() - t0, 2)
+        with _timed(report, "quality"):
+            _build_quality(report, picked, out, feats, seed, workers, progress)
     else:
-        parquet_path(out, "quality", BENCHMARK_SPLIT).unlink(missing_ok=True)
-    from ..execution import get_sandbox
-    try:
-        report.isolation = get_sandbox("auto").isolation
-    except Exception:
-        report.isolation = ""
+        drop_config(out, "quality")
+    report.isolation = _isolation()
     report.timings["total"] = round(time.perf_counter() - t_start, 2)
     if write_card:
-        from ..files import write_json_atomic, write_text_atomic
-        write_text_atomic(out / "README.md", render_card(report, feats))
-        write_json_atomic(out / "build_report.json", report.to_dict())
+        write_card_and_report(out, render_card(report, feats), report)
     return report

