@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from specdefects.validator.model import read_meta
 from specdefects.validator.shipped import SHIPPED, read_provenance
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,3 +43,4 @@ def test_build_default_rebuilds_the_shipped_detector_exactly(tmp_path):
     for f in ("hybrid.json", "hybrid.npz", "config.json"):
         assert (out / f).read_bytes() == (SHIPPED / f).read_bytes(), f"{f} differs: run `make detector`"
     assert prov["test_chosen"] == shipped["test_chosen"] and prov["chosen_seed"] == shipped["chosen_seed"]
+    assert prov["operating_point"] == shipped["operating_point"] == read_meta(out)["operating_point"]

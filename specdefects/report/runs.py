@@ -153,7 +153,8 @@ def _read_samples(results_file: Path, task: str, filter_name: str, model: str, b
         rows.append({"model": model, "benchmark": benchmark, "variant": variant,
                      "doc_id": s.get("doc_id"), "task_id": tid if tid is not None else s.get("doc_id"),
                      "passed": int(value) if value in (0.0, 1.0) else value,
-                     "outcomes": [outcome(r) for r in _responses(s)]})
+                     "outcomes": [outcome(r) for r in _responses(s)],
+                     "description": doc.get("description") if isinstance(doc.get("description"), str) else None})
     return rows
 
 

@@ -94,27 +94,44 @@ def read_file(path: str) -> list[str]:
     return paras
 
 
-def check_texts(texts: list[str], model: str | None = None, detector=None, batch_size: int = 64) -> list[dict]:
-    """One result dict per text: label, probabilities, evidence (structured and as lines), notes."""
+def check_texts(texts: list[str], model: str | None = None, detector=None, batch_size: int = 64,
+                threshold: float | None = None, argmax: bool = False) -> list[dict]:
+    """One result dict per text: label at the operating point, class probabilities, evidence (structured
+    and as lines), notes. ``threshold`` overrides the detector's operating point (see :mod:`.decision`);
+    ``argmax=True`` takes the likeliest class instead."""
+    from .decision import check_threshold, decide, operating_threshold
     from .evidence import evidence, summarize
     notes = [validate_text(t) for t in texts]
+    threshold = check_threshold(threshold)
     if detector is None:
         from .model import load_detector
         detector = load_detector(resolve_model(model))
+    if threshold is None and not argmax:
+        threshold = operating_threshold(detector)
     probs = detector.predict_proba(texts, batch_size=batch_size)
     out = []
-    for t, p, n in zip(texts, probs, notes):
-        lab = LABELS[int(p.argmax())]
+    for t, p, n, lab in zip(texts, probs, notes, decide(probs, None if argmax else threshold)):
         ev = evidence(t[:MAX_CHARS * 5], extra_known=getattr(detector, "known_words", frozenset()))
-        out.append({"label": lab, "probabilities": {k: round(float(v), 4) for k, v in zip(LABELS, p)},
+        p_defect = round(1.0 - float(p[0]), 4)
+        out.append({"label": lab, "flagged": lab != "clean", "p_defect": p_defect,
+                    "threshold": None if argmax else threshold, "verdict": _verdict(lab, p_defect, threshold, argmax),
+                    "probabilities": {k: round(float(v), 4) for k, v in zip(LABELS, p)},
                     "evidence": ev, "explanation": summarize(ev, lab), "notes": n,
                     "text": t if len(t) <= 300 else t[:297] + "...", "detector": str(getattr(detector, "path", ""))})
     return out
 
 
+def _verdict(label: str, p_defect: float, threshold: float | None, argmax: bool) -> str:
+    if argmax or threshold is None:
+        return f"{label} (the likeliest class)"
+    if label == "clean":
+        return f"probably fine (P(defect) {p_defect:.2f} < {threshold:.2f})"
+    return f"flagged: {label} (P(defect) {p_defect:.2f} >= {threshold:.2f})"
+
+
 def format_result(r: dict) -> str:
     probs = "  ".join(f"{k} {v:.2f}" for k, v in r["probabilities"].items())
-    lines = [f"{r['label']}   ({probs})"]
+    lines = [f"{r['label']}   ({probs})", f"  {r['verdict']}"]
     lines += [f"  {x}" for x in r["explanation"]]
     lines += [f"  note: {x}" for x in r["notes"]]
     return "\n".join(lines)

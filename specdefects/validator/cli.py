@@ -84,8 +84,25 @@ def add_validator_parser(sub) -> None:
     e.add_argument("--llm-shots", type=int, nargs="+", default=[0, 4], help="shot counts (default 0 4)")
     e.add_argument("--benchmarks", nargs="+", default=None, help="only rows of these benchmarks")
     e.add_argument("--no-tsne", action="store_true", help="skip the t-SNE figure")
+    e.add_argument("--threshold", type=float, default=None,
+                   help="operating point P(defect) >= T for the real-description report (default: the "
+                        "detector's own, from its validation split)")
+    e.add_argument("--real-dev", default=None,
+                   help="labelled real descriptions (JSON lines with text and label well-specified / "
+                        "under-specified; default: the set that ships with the package)")
     e.add_argument("--json", action="store_true", help="print evaluation.json")
     e.set_defaults(func=cmd_validator_evaluate)
+
+    f = vsub.add_parser("flagged", help="RQ3 / Table 7: the original descriptions the detector flags, with the "
+                                        "committed real-model runs' Pass@1 on them",
+                        description="Label every original description of the given lm-eval runs with the detector "
+                                    "(at its operating point) and compare each model's Pass@1 on the flagged and the "
+                                    "unflagged tasks (Fisher's exact test). Writes flagged.md and flagged.csv.")
+    f.add_argument("runs", nargs="+", help="lm-eval output folders or results_*.json (e.g. results/*/*/)")
+    f.add_argument("--model", default=None, help="detector folder or Hub id (default: as `specdefects check`)")
+    f.add_argument("--threshold", type=float, default=None, help="operating point (default: the detector's own)")
+    f.add_argument("--out", default=None, help="folder for flagged.md and flagged.csv (default: print only)")
+    f.set_defaults(func=cmd_validator_flagged)
 
     b = vsub.add_parser("build-default", help="rebuild the detector that ships in the package (data + training)",
                         description="Build the default spec-defects data of HumanEval + MBPP (seed 0, rules, "
@@ -124,6 +141,11 @@ def add_check_parser(sub) -> None:
                    help="detector folder or Hub id (default: the last one `validator train` made, "
                         "$SPECDEFECTS_HOME/validator/latest or ~/.cache/specdefects/validator/latest, else the "
                         "detector that ships with the package)")
+    c.add_argument("--threshold", type=float, default=None,
+                   help="flag a description when P(defect) = 1 - P(clean) is at least this (default: the "
+                        "detector's operating point, chosen on its validation split to leave 95%% of clean "
+                        "descriptions unflagged)")
+    c.add_argument("--argmax", action="store_true", help="label with the likeliest class instead (no threshold)")
     c.add_argument("--json", action="store_true", help="JSON output (one object, or a list for --file)")
     c.set_defaults(func=cmd_check)
 
@@ -198,18 +220,62 @@ def cmd_validator_evaluate(args) -> int:
     models = args.model if args.model else [_final_folder(None)]
     res = evaluate(models, args.data, args.out, split=args.split, tfidf=not args.no_tfidf, llm=args.llm,
                    llm_shots=args.llm_shots, benchmarks=args.benchmarks, tsne=not args.no_tsne,
-                   progress=not args.json)
+                   progress=not args.json, threshold=args.threshold, real_dev=args.real_dev)
     if args.json:
         print(json.dumps(res, indent=2, default=str))
         return 0
     from pathlib import Path
     print(Path(res["files"]["table5_md"]).read_text())
+    if "real_dev" in res:
+        print(_real_summary(res))
     if "real_defects" in res:
         print(f"real defects: {len(res['real_defects'])} clean original(s) flagged "
               f"(see {res['files']['real_defects']})")
         for f in res["real_defects"][:10]:
             print(f"  {f['uid']} [{f['label']} {f['probability']:.2f}] {' '.join(f['text'].split())[:100]}")
     print("files: " + ", ".join(res["files"].values()))
+    return 0
+
+
+def _real_summary(res: dict) -> str:
+    op, dev, key = res["operating_point"]["threshold"], res["real_dev"], f"{res['split']}_originals_clean"
+    rule = "argmax" if op is None else f"P(defect) >= {op:.3f}"
+    lines = [f"operating point: {rule}; reliability ECE {res['reliability']['ece']:.3f}"]
+    for name in ("argmax", "operating_point"):
+        spec = ", ".join(f"{b} {100 * (d[key] or 0):.1f} % clean / all flagged {100 * (d['all_originals_flagged'] or 0):.1f} %"
+                         for b, d in res["specificity"][name].items() if b != "threshold")
+        d = dev[name]
+        lines.append(f"  {name}: originals {spec}; real set: {d['flagged_under']}/{dev['n_under']} under-specified "
+                     f"flagged, {d['clean_well']}/{dev['n'] - dev['n_under']} well-specified clean")
+    return "\n".join(lines)
+
+
+def cmd_validator_flagged(args) -> int:
+    from pathlib import Path
+
+    from ..report.flagged import flagged_pass_table, flagged_tasks_table, original_descriptions
+    from ..report.runs import load_runs
+    from .check import check_texts
+    runs = load_runs(args.runs)
+    texts = original_descriptions(runs)
+    if not texts:
+        raise ValidatorError("the runs hold no original-variant samples with descriptions (run lm_eval with "
+                             "--log_samples on a spec_defects task)")
+    keys = sorted(texts)
+    res = check_texts([texts[k] for k in keys], model=args.model, threshold=args.threshold)
+    labels = {k: r["label"] for k, r in zip(keys, res)}
+    summary, tasks = flagged_pass_table(runs, labels), flagged_tasks_table(runs, labels)
+    op = res[0]["threshold"]
+    md = (f"# Original descriptions flagged by the detector ({'argmax' if op is None else f'P(defect) >= {op:.3f}'})"
+          f"\n\n{summary.to_markdown(index=False, floatfmt='.3g')}\n\n## Flagged tasks\n\n"
+          f"{tasks.to_markdown(index=False) if len(tasks) else '(none)'}\n")
+    print(md)
+    if args.out:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "flagged.md").write_text(md)
+        summary.to_csv(out / "flagged.csv", index=False)
+        print(f"files: {out / 'flagged.md'}, {out / 'flagged.csv'}")
     return 0
 
 
@@ -247,7 +313,7 @@ def cmd_check(args) -> int:
     if (args.text is None) == (args.file is None):
         raise ValidatorError("give a description or --file FILE (one of them)")
     texts = read_file(args.file) if args.file else [args.text]
-    results = check_texts(texts, model=args.model)
+    results = check_texts(texts, model=args.model, threshold=args.threshold, argmax=args.argmax)
     if args.json:
         print(json.dumps(results[0] if args.text is not None else results, indent=2))
         return 0

@@ -72,7 +72,8 @@ def _mean(reports: list[dict]) -> dict:
 
 def evaluate(models: Sequence[str], data: str, out: str, split: str = "test", tfidf: bool = True,
              llm: str | None = None, llm_shots: Sequence[int] = (0, 4), benchmarks: list[str] | None = None,
-             tsne: bool = True, real_defects: bool = True, seed: int = 0, progress: bool = True) -> dict:
+             tsne: bool = True, real_defects: bool = True, seed: int = 0, progress: bool = True,
+             threshold: float | None = None, real_dev: str | None = None) -> dict:
     rows_data = load_validator(data, benchmarks)
     if split not in rows_data or not rows_data[split]["text"]:
         raise ValidatorError(f"{data} has no {split!r} split (splits: {', '.join(rows_data) or 'none'})")
@@ -143,9 +144,32 @@ def evaluate(models: Sequence[str], data: str, out: str, split: str = "test", tf
         (out_p / "real_defects.jsonl").write_text("".join(json.dumps(f) + "\n" for f in flagged))
         (out_p / "real_defects.md").write_text(real_defects_md(flagged, sum(1 for v in y if v == "clean")))
         summary["files"]["real_defects"] = str(out_p / "real_defects.md")
+    if first_det is not None:
+        summary.update(real_description_report(first_det[0], rows_data, split, out_p, threshold, real_dev))
+        summary["files"]["real_descriptions"] = str(out_p / "real_descriptions.md")
+        summary["files"]["reliability"] = str(out_p / "reliability.png")
     (out_p / "evaluation.json").write_text(json.dumps(summary, indent=2, default=str))
     summary["files"]["evaluation"] = str(out_p / "evaluation.json")
     return summary
+
+
+def real_description_report(det, rows_data: dict, split: str, out_p: Path, threshold: float | None = None,
+                            real_dev: str | None = None) -> dict:
+    """The detector on real descriptions at its operating point (see :mod:`.real_descriptions`), and
+    the reliability of its P(defect) on the split; writes ``real_descriptions.md`` and ``reliability.png``."""
+    from .decision import check_threshold, operating_threshold, reliability, reliability_png
+    from .real_descriptions import REAL_DEV, load_real_dev, real_dev_report, report_md, specificity
+    t = check_threshold(threshold)
+    t = operating_threshold(det) if t is None else t
+    spec = specificity(det, rows_data, split, t)
+    dev = real_dev_report(det, t, load_real_dev(real_dev or REAL_DEV))
+    rows = rows_data[split]
+    p_defect = [1.0 - float(p[0]) for p in det.predict_proba(rows["text"])]
+    curve = reliability([int(lab != "clean") for lab in rows["label"]], p_defect)
+    reliability_png({detector_name(det.path): curve}, out_p / "reliability.png",
+                    f"{detector_name(det.path)}: P(defect) on the {split} split")
+    (out_p / "real_descriptions.md").write_text(report_md(spec, dev, split))
+    return {"operating_point": {"threshold": t}, "specificity": spec, "real_dev": dev, "reliability": curve}
 
 
 def _slug(s: str) -> str:

@@ -27,6 +27,7 @@ SHIPPED = Path(__file__).with_name("default")
 PROVENANCE = "provenance.json"
 BENCHMARKS = ("humaneval", "mbpp")
 SEEDS = (42, 123456)
+SPECIFICITY = 0.95  # the operating point leaves this share of the validation split's clean rows unflagged
 
 
 def shipped_path() -> Path | None:
@@ -39,6 +40,8 @@ def build_default(out: str | Path, sources: dict[str, str] | None = None, progre
     ``out`` atomically. Returns the provenance."""
     from ..builders import BuildError, build_spec_defects
     from ..builders.local import fingerprint
+    from .data import load_validator
+    from .decision import set_operating_point
     from .train import TrainConfig, train
 
     sources = dict(sources or {})
@@ -52,6 +55,8 @@ def build_default(out: str | Path, sources: dict[str, str] | None = None, progre
         res = train(TrainConfig(data=str(data), out=str(Path(tmp) / "train"), regime="hybrid", seeds=SEEDS,
                                 publish=False, progress=progress))
         fp = fingerprint(data, "validator")
+        operating_point = set_operating_point(res["model"], load_validator(str(data), splits=("validation",))
+                                              ["validation"], SPECIFICITY)
         provenance = {
             "detector": "hybrid (TF-IDF + evidence features, scikit-learn)", "seeds": list(SEEDS),
             "chosen_seed": res.get("best_seed"), "specdefects": __version__,
@@ -61,6 +66,7 @@ def build_default(out: str | Path, sources: dict[str, str] | None = None, progre
             "test_chosen": _rounded(next((r.get("test") for r in res["runs"] if r["seed"] == res.get("best_seed")),
                                          None)),
             "test_mean_over_seeds": _rounded(res.get("mean_test")),
+            "operating_point": operating_point,
             "command": "specdefects validator build-default --out DIR"
                        + "".join(f" --source {b}={s}" for b, s in sources.items()),
             "built": time.strftime("%Y-%m-%d"), "build_s": round(time.perf_counter() - t0, 1),

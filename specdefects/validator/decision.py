@@ -1,0 +1,121 @@
+"""The detector's operating point: when a description is *flagged*, not just which class is likeliest.
+
+A detector gives four class probabilities. Taking the argmax flags a description as soon as the three
+defect classes together outweigh ``clean`` by a hair, which on real, well-formed descriptions is a
+false alarm a user soon learns to ignore. The operating point is a threshold on the defect mass
+``P(defect) = 1 - P(clean)``:
+
+* ``P(defect) >= threshold``: flagged, labelled with the likeliest defect class;
+* ``P(defect) < threshold``: ``clean`` ("probably fine").
+
+:func:`choose_threshold` picks the smallest threshold that keeps a target share (the issue's 95 %) of
+the *validation* split's clean descriptions unflagged, so the test split stays untouched. A detector
+folder records it in ``specdefects_validator.json`` under ``operating_point``; ``check --threshold``
+overrides it. :func:`reliability` is the calibration view of ``P(defect)`` (a reliability curve and
+the expected calibration error), written by ``validator evaluate``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from .model import LABELS, read_meta
+
+CLEAN = LABELS.index("clean")
+
+
+def operating_threshold(detector) -> float | None:
+    """The threshold a detector folder records (``None``: the plain argmax)."""
+    meta = getattr(detector, "meta", None) or read_meta(getattr(detector, "path", "") or "")
+    op = (meta or {}).get("operating_point") or {}
+    t = op.get("threshold")
+    return float(t) if isinstance(t, (int, float)) else None
+
+
+def check_threshold(threshold: float | None) -> float | None:
+    if threshold is not None and not 0.0 < float(threshold) < 1.0:
+        raise ValueError(f"the threshold is a probability of a defect, strictly between 0 and 1; got {threshold}")
+    return None if threshold is None else float(threshold)
+
+
+def decide(probs, threshold: float | None) -> list[str]:
+    """Labels at the operating point (``threshold=None``: the argmax of the four classes)."""
+    import numpy as np
+    p = np.asarray(probs, dtype=np.float64).reshape(-1, len(LABELS))
+    out = []
+    for row in p:
+        if threshold is None:
+            out.append(LABELS[int(row.argmax())])
+        elif 1.0 - row[CLEAN] >= threshold:
+            defects = row.copy()
+            defects[CLEAN] = -1.0
+            out.append(LABELS[int(defects.argmax())])
+        else:
+            out.append("clean")
+    return out
+
+
+def choose_threshold(p_defect_clean: Sequence[float], specificity: float = 0.95) -> float:
+    """The smallest threshold that leaves at least ``specificity`` of these clean rows unflagged
+    (rows are flagged at ``P(defect) >= threshold``)."""
+    import numpy as np
+    if not 0.0 < specificity < 1.0:
+        raise ValueError(f"specificity must be strictly between 0 and 1, got {specificity}")
+    p = np.sort(np.asarray(p_defect_clean, dtype=np.float64))
+    if not len(p):
+        raise ValueError("no clean rows to choose the operating point on")
+    k = int(np.ceil(specificity * len(p)))  # this many must stay below the threshold
+    t = p[k - 1] if k >= 1 else 0.0
+    return float(min(np.ceil((t + 1e-9) * 1e6) / 1e6, 0.999999))  # just above the k-th: it stays unflagged
+
+
+def reliability(y_defect: Sequence[int], p_defect: Sequence[float], bins: int = 10) -> dict:
+    """Reliability curve of ``P(defect)`` (equal-width bins) and its expected calibration error."""
+    import numpy as np
+    from sklearn.calibration import calibration_curve
+    y = np.asarray(y_defect, dtype=int)
+    p = np.clip(np.asarray(p_defect, dtype=np.float64), 0.0, 1.0)
+    frac, mean = calibration_curve(y, p, n_bins=bins, strategy="uniform")
+    edges = np.linspace(0.0, 1.0, bins + 1)
+    counts = np.histogram(p, bins=edges)[0]
+    counts = counts[counts > 0]  # calibration_curve drops empty bins too
+    ece = float(np.sum(counts * np.abs(frac - mean)) / max(1, len(p)))
+    return {"mean_predicted": mean.round(4).tolist(), "fraction_defective": frac.round(4).tolist(),
+            "count": counts.tolist(), "ece": round(ece, 4), "bins": bins}
+
+
+def reliability_png(curves: dict[str, dict], path, title: str = "") -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(4.2, 4.0), dpi=120)
+    ax.plot([0, 1], [0, 1], ls="--", c="grey", lw=1, label="perfectly calibrated")
+    for name, c in curves.items():
+        ax.plot(c["mean_predicted"], c["fraction_defective"], marker="o", ms=3, label=f"{name} (ECE {c['ece']:.3f})")
+    ax.set_xlabel("predicted P(defect)")
+    ax.set_ylabel("observed share defective")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.legend(fontsize=7)
+    ax.set_title(title or "reliability of P(defect)", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def set_operating_point(folder, validation: dict, specificity: float = 0.95) -> dict:
+    """Choose the threshold on ``validation`` (rows as :func:`.data.load_validator` gives them) and
+    record it in the detector folder's ``specdefects_validator.json``; returns what was recorded."""
+    from ..files import write_json_atomic
+    from .model import META_FILE, load_detector
+    det = load_detector(folder)
+    clean = [t for t, lab in zip(validation["text"], validation["label"]) if lab == "clean"]
+    p = det.predict_proba(clean)
+    op = {"threshold": choose_threshold([1.0 - float(r[CLEAN]) for r in p], specificity),
+          "rule": "flag when P(defect) = 1 - P(clean) >= threshold", "target_specificity": specificity,
+          "chosen_on": f"validation split, {len(clean)} clean descriptions"}
+    meta = read_meta(folder)
+    meta["operating_point"] = op
+    write_json_atomic(Path(folder) / META_FILE, meta)
+    return op

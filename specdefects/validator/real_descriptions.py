@@ -1,0 +1,122 @@
+"""How a detector does on *real* descriptions, not on our own mutants (the issue's goals):
+
+* **specificity** on clean benchmark originals: the share of the split's originals left unflagged,
+  per benchmark, and the share of *all* originals (every split) flagged;
+* **the real-description development set** shipped beside this module
+  (``real_descriptions.jsonl``, built by ``datasets_scripts/build_real_descriptions.py``): benchmark
+  originals labelled by hand as well- or under-specified, with the reason, plus the study's Table 8
+  cases. Sensitivity is the share of the under-specified ones flagged (any defect class counts: a
+  user is warned either way), specificity the share of the well-specified ones left clean.
+
+Every number is given at the argmax and at the detector's operating point (:mod:`.decision`).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .decision import decide
+from .errors import ValidatorError
+
+REAL_DEV = Path(__file__).with_name("real_descriptions.jsonl")
+REAL_LABELS = ("well-specified", "under-specified")
+
+
+def load_real_dev(path: str | Path = REAL_DEV) -> list[dict]:
+    """The labelled real descriptions; a malformed line is an error naming it."""
+    rows = []
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except OSError as e:
+        raise ValidatorError(f"cannot read the real-description set {path}: {e.strerror or e}") from None
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            r = json.loads(line)
+        except ValueError:
+            raise ValidatorError(f"{path}:{n}: not a JSON object") from None
+        if not isinstance(r, dict) or not isinstance(r.get("text"), str) or r.get("label") not in REAL_LABELS:
+            raise ValidatorError(f"{path}:{n}: needs a 'text' string and a 'label' in {list(REAL_LABELS)}")
+        rows.append(r)
+    if not rows:
+        raise ValidatorError(f"{path} holds no labelled description")
+    return rows
+
+
+def _share(flags: list[bool]) -> float | None:
+    return round(sum(flags) / len(flags), 4) if flags else None
+
+
+def specificity(det, rows_data: dict, split: str, threshold: float | None) -> dict:
+    """Per benchmark: originals of ``split`` left clean, and originals of every split flagged."""
+    out: dict = {}
+    for name, t in (("argmax", None), ("operating_point", threshold)):
+        per: dict = {}
+        for s, rows in rows_data.items():
+            idx = [i for i, lab in enumerate(rows["label"]) if lab == "clean"]
+            if not idx:
+                continue
+            labels = decide(det.predict_proba([rows["text"][i] for i in idx]), t)
+            for i, lab in zip(idx, labels):
+                b = rows["benchmark"][i] or "all"
+                d = per.setdefault(b, {"split": [], "all": []})
+                d["all"].append(lab != "clean")
+                if s == split:
+                    d["split"].append(lab == "clean")
+        out[name] = {b: {f"{split}_originals_clean": _share(d["split"]), f"{split}_originals": len(d["split"]),
+                         "all_originals_flagged": _share(d["all"]), "all_originals": len(d["all"])}
+                     for b, d in sorted(per.items())}
+        out[name]["threshold"] = t
+    return out
+
+
+def real_dev_report(det, threshold: float | None, rows: list[dict] | None = None) -> dict:
+    rows = load_real_dev() if rows is None else rows
+    probs = det.predict_proba([r["text"] for r in rows])
+    out: dict = {"n": len(rows), "n_under": sum(r["label"] == "under-specified" for r in rows), "rows": []}
+    for name, t in (("argmax", None), ("operating_point", threshold)):
+        labels = decide(probs, t)
+        under = [lab != "clean" for lab, r in zip(labels, rows) if r["label"] == "under-specified"]
+        well = [lab == "clean" for lab, r in zip(labels, rows) if r["label"] == "well-specified"]
+        out[name] = {"threshold": t, "sensitivity": _share(under), "specificity": _share(well),
+                     "flagged_under": sum(under), "clean_well": sum(well)}
+        for k, (lab, r) in enumerate(zip(labels, rows)):
+            if name == "argmax":
+                out["rows"].append({"uid": r.get("uid", ""), "label": r["label"], "reason": r.get("reason", ""),
+                                    "p_clean": round(float(probs[k][0]), 4), "argmax": lab})
+            else:
+                out["rows"][k]["operating_point"] = lab
+    return out
+
+
+def report_md(spec: dict, dev: dict, split: str) -> str:
+    lines = ["# Real descriptions", "", f"## Clean originals (split `{split}` and all splits)", "",
+             "| decision | benchmark | originals of the split left clean | all originals flagged |",
+             "|---|---|---|---|"]
+    for name in ("argmax", "operating_point"):
+        t = spec[name]["threshold"]
+        tag = "argmax" if t is None else f"P(defect) >= {t:.3f}"
+        for b, d in spec[name].items():
+            if b == "threshold":
+                continue
+            lines.append(f"| {tag} | {b} | {_pct(d[f'{split}_originals_clean'])} of {d[f'{split}_originals']} | "
+                         f"{_pct(d['all_originals_flagged'])} of {d['all_originals']} |")
+    lines += ["", f"## Real-description development set ({dev['n']}, {dev['n_under']} under-specified)", "",
+              "| decision | under-specified flagged (sensitivity) | well-specified left clean (specificity) |",
+              "|---|---|---|"]
+    for name in ("argmax", "operating_point"):
+        d = dev[name]
+        tag = "argmax" if d["threshold"] is None else f"P(defect) >= {d['threshold']:.3f}"
+        lines.append(f"| {tag} | {d['flagged_under']} / {dev['n_under']} ({_pct(d['sensitivity'])}) | "
+                     f"{d['clean_well']} / {dev['n'] - dev['n_under']} ({_pct(d['specificity'])}) |")
+    lines += ["", "| task | label | P(clean) | argmax | operating point | why under-specified |", "|---|---|---|---|---|---|"]
+    for r in dev["rows"]:
+        lines.append(f"| {r['uid']} | {r['label']} | {r['p_clean']:.2f} | {r['argmax']} | "
+                     f"{r.get('operating_point', r['argmax'])} | {r['reason'].replace('|', '/')} |")
+    return "\n".join(lines) + "\n"
+
+
+def _pct(v: float | None) -> str:
+    return "n/a" if v is None else f"{100 * v:.1f} %"
