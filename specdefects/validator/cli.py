@@ -255,6 +255,7 @@ def cmd_validator_flagged(args) -> int:
 
     from ..report.flagged import flagged_pass_table, flagged_tasks_table, original_descriptions
     from ..report.runs import load_runs
+    from ..report.tables import frame_markdown
     from .check import check_texts
     runs = load_runs(args.runs)
     texts = original_descriptions(runs)
@@ -267,8 +268,8 @@ def cmd_validator_flagged(args) -> int:
     summary, tasks = flagged_pass_table(runs, labels), flagged_tasks_table(runs, labels)
     op = res[0]["threshold"]
     md = (f"# Original descriptions flagged by the detector ({'argmax' if op is None else f'P(defect) >= {op:.3f}'})"
-          f"\n\n{summary.to_markdown(index=False, floatfmt='.3g')}\n\n## Flagged tasks\n\n"
-          f"{tasks.to_markdown(index=False) if len(tasks) else '(none)'}\n")
+          f"\n\n{frame_markdown(summary.round(3))}\n## Flagged tasks\n\n"
+          f"{frame_markdown(tasks) if len(tasks) else '(none)'}\n")
     print(md)
     if args.out:
         out = Path(args.out)
