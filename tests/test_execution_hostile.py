@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+import specdefects.harness_check as hc
 from specdefects.execution import Limits, run_batch, run_program
 from specdefects.execution.conformance import (
     CHECKS,
@@ -36,7 +37,7 @@ from specdefects.execution.conformance import (
 from specdefects.execution.sandbox import PROVIDERS as REGISTRY
 from specdefects.execution.sandbox import BwrapSandbox, RlimitSandbox, bwrap_available, register
 from specdefects.harness_check import cmd_self_check
-from specdefects.records import Task
+from specdefects.records import Task, TestCase
 
 BWRAP_OK, BWRAP_WHY = bwrap_available()
 LIMITS = Limits(timeout_s=3, test_timeout_s=3, fsize_bytes=16 << 20)
@@ -49,6 +50,7 @@ def _task(name, test_code="assert f(1) == 2\n"):
 
 
 GOOD = "def f(x):\n    return x + 1\n"
+FORGED_ANY = "class Any:\n    def __eq__(self, other):\n        return True\n    __hash__ = None\n"
 
 
 def attacks(port):
@@ -89,6 +91,17 @@ def attacks(port):
                               "os._exit(0)\n"),
         "detached_sleeper": (f"import subprocess\nsubprocess.Popen(['/bin/sleep', '{SLEEP_MARK}'], "
                              "start_new_session=True, stdout=subprocess.DEVNULL)\ndef f(x):\n    return 0\n"),
+        # the harness is this program's __main__: rebinding its checks, or blanking the tests it was given
+        "patch_harness_check": ("import __main__\n__main__._plain = lambda *a, **k: True\n" + FORGED_ANY
+                                + "def f(x):\n    return Any()\n"),
+        "patch_harness_in_entry_point": (FORGED_ANY + "def f(x):\n    import __main__\n"
+                                         "    __main__._plain = lambda *a, **k: True\n    return Any()\n"),
+        "blank_the_tests": ("import __main__\n__main__._PAYLOAD['test_code'] = ''\n__main__._PAYLOAD['cases'] = []\n"
+                            "def f(x):\n    return 0\n"),
+        "rebind_harness_steps": ("import __main__\nfor k, v in list(vars(__main__).items()):\n"
+                                 "    if callable(v) and k.startswith('_') and k not in ('_emit', '_done'):\n"
+                                 "        setattr(__main__, k, lambda *a, **kw: True)\n" + FORGED_ANY
+                                 + "def f(x):\n    return Any()\n"),
         # an orphan nobody reaps: detached, then the worker that would kill it is killed
         "detached_sleeper_kill_parent": (
             f"import os, signal, subprocess, time\nsubprocess.Popen(['/bin/sleep', '{SLEEP_MARK}'], "
@@ -198,7 +211,6 @@ def test_hostile_batch(sandbox, listener):
 
 
 def test_hostile_cases_mode_forged_values(sandbox):
-    from specdefects.records import TestCase
     t = Task(benchmark="hostile", task_id="cases", description="", prompt="", entry_point="f",
              tests=[TestCase("[1]", "2")])
     forged = ("class Any:\n    def __eq__(self, other):\n        return True\n"
@@ -267,8 +279,6 @@ def test_self_check_fails_a_gap_the_provider_does_not_declare():
 
 
 def test_self_check_command_exit_status(monkeypatch, capsys):
-    import specdefects.harness_check as hc
-
     failing = SelfCheckReport("x", checks=[CheckResult("network", FAILED, "detail")])
     monkeypatch.setattr(hc, "self_check", lambda name: failing)
     assert cmd_self_check(Namespace(sandbox="rlimit", json=False)) == 1

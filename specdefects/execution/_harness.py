@@ -15,11 +15,17 @@ stream, runs the candidate program, then
 
 Everything is reported on fd 3 as JSON lines; the last one, ``{"done": nonce}``, is
 written only when the harness itself got to the end.  ``sys.exit``/``os._exit`` in
-the candidate therefore cannot pass.  (A candidate that deliberately searches the
-interpreter's memory for the nonce is outside what an in-process check can stop.)
+the candidate therefore cannot pass.  The candidate can reach this module (``import
+__main__``): the payload is read and the helpers used after its code ran are bound
+before it runs, and this module's globals are restored with the stdlib modules'.  (A
+candidate that deliberately searches the interpreter's memory for the nonce, or rewrites
+the harness's function objects, is outside what an in-process check can stop.)
 """
 import ast as _ast
 import builtins as _builtins
+import collections as _collections
+import decimal as _decimal
+import fractions as _fractions
 import json as _json
 import os as _os
 import sys as _sys
@@ -88,10 +94,6 @@ def _encode(v, depth=0):
     raise TypeError("return value of type %s is not a plain builtin value" % t.__name__)
 
 
-import collections as _collections  # noqa: E402
-import decimal as _decimal  # noqa: E402
-import fractions as _fractions  # noqa: E402
-
 # type objects captured before the candidate runs: identity checks, so a candidate class
 # that merely claims ``__module__ = "collections"`` is still refused
 _DICTS = (dict, _collections.defaultdict, _collections.OrderedDict, _collections.Counter)
@@ -102,22 +104,31 @@ _ITERS = tuple({type(x) for x in (map(int, ()), filter(None, ()), zip(), enumera
                                   {}.keys(), {}.values(), {}.items())})
 
 
-def _plain(v, depth=0):
-    t = type(v)
-    if t in _SCALARS:
-        return True
-    if depth > 200:
-        return False
-    if t in _SEQS:
-        return all(_plain(x, depth + 1) for x in v)
-    if t in _DICTS:
-        return all(_plain(k, depth + 1) and _plain(x, depth + 1) for k, x in v.items())
-    return False
+def _plain(v, scalars=_SCALARS, seqs=_SEQS, dicts=_DICTS):
+    """Whether ``v`` is made only of plain builtin values (no global lookups: the candidate's
+    entry point may have rebound this module's names before returning ``v``)."""
+    todo = [(v, 0)]
+    while todo:
+        x, depth = todo.pop()
+        t = type(x)
+        if t in scalars:
+            continue
+        if depth > 200:
+            return False
+        if t in seqs:
+            todo.extend((y, depth + 1) for y in x)
+        elif t in dicts:
+            for k, y in x.items():
+                todo.append((k, depth + 1))
+                todo.append((y, depth + 1))
+        else:
+            return False
+    return True
 
 
-def _checked_iter(it, violations):
+def _checked_iter(it, violations, plain=_plain):
     for x in it:
-        if not _plain(x):
+        if not plain(x):
             violations.append(type(x).__name__)
             raise AssertionError("entry point yielded a non-plain %s" % type(x).__name__)
         yield x
@@ -176,7 +187,8 @@ def _short_exc(e):
 
 # ----------------------------------------------------------------- snapshots
 _RESTORE_MODULES = ("builtins", "math", "operator", "functools", "itertools", "collections", "re", "string",
-                    "sys", "os", "copy", "heapq", "json", "random", "statistics", "typing")
+                    "sys", "os", "copy", "heapq", "json", "random", "statistics", "typing",
+                    "__main__")  # this harness: the candidate can import it
 
 
 def _snapshot():
@@ -222,96 +234,123 @@ def _failed_line(tb, source, filename):
 
 
 # ----------------------------------------------------------------- main
-def _main():
-    P = _PAYLOAD
-    ep = P.get("entry_point") or ""
-    snaps = _snapshot()
+# Each step binds, before any candidate code runs, every harness name it uses afterwards.
+
+def _load_candidate(program, snaps, restore=_restore, emit=_emit, short=_short_exc):
+    """Run the program in its own globals; ``None`` (reported) when it does not load."""
     cand = {"__name__": "__candidate__", "__builtins__": _builtins}
     try:
-        code = compile(P["program"], "solution.py", "exec", dont_inherit=True)
+        code = compile(program, "solution.py", "exec", dont_inherit=True)
     except BaseException as e:
-        _emit({"load_error": _short_exc(e), "kind": "syntax"})
-        return
+        emit({"load_error": short(e), "kind": "syntax"})
+        return None
     try:
         exec(code, cand)  # sandbox-ok: runs inside the sandbox child
     except SystemExit as e:
-        _emit({"load_error": "program exited (SystemExit %r) before the tests ran" % (e.code,), "kind": "exit"})
-        return
+        emit({"load_error": "program exited (SystemExit %r) before the tests ran" % (e.code,), "kind": "exit"})
+        return None
     except BaseException as e:
-        _emit({"load_error": _short_exc(e), "kind": "exception"})
-        return
-    _restore(snaps)
+        emit({"load_error": short(e), "kind": "exception"})
+        return None
+    restore(snaps)
+    return cand
 
-    cases = P.get("cases") or []
-    if cases:
-        fn = cand.get(ep) if ep else None
-        use_class = not callable(fn) and isinstance(cand.get("Solution"), type) and hasattr(cand["Solution"], ep)
-        if not callable(fn) and not use_class:
-            _emit({"load_error": "entry point %r is not defined" % ep, "kind": "missing"})
-            return
-        for i, text in enumerate(cases):
-            try:
-                args = _decode_text(text)
-            except BaseException as e:
-                _emit({"i": i, "error": "bad test input: " + _short_exc(e), "harness": True})
-                continue
-            if not isinstance(args, (list, tuple)):
-                args = [args]
-            try:
-                f = getattr(cand["Solution"](), ep) if use_class else fn
-                out = f(*args)
-                _restore(snaps)
-                enc = _encode(out)
-            except BaseException as e:
-                _restore(snaps)
-                _emit({"i": i, "error": _short_exc(e), "memory": isinstance(e, MemoryError)})
-                continue
-            _emit({"i": i, "out": enc})
 
-    test_code = P.get("test_code") or ""
-    if test_code.strip():
-        violations = []
-        tg = dict(cand)
-        tg["__name__"] = "__test__"
-        tg["__builtins__"] = _builtins
-        target = cand.get(ep) if ep else None
-        if callable(target):
-            def _guarded(*a, **k):
-                r = target(*a, **k)
-                if type(r) in _ITERS:
-                    return _checked_iter(r, violations)
-                if not _plain(r):
-                    violations.append(type(r).__name__)
-                    raise AssertionError("entry point returned a non-plain %s" % type(r).__name__)
-                return r
-            tg[ep] = _guarded
+def _run_cases(cases, cand, ep, snaps):
+    """Report the entry point's value on each case; False (reported) when there is no entry point."""
+    restore, emit, short, decode, encode = _restore, _emit, _short_exc, _decode_text, _encode
+    fn = cand.get(ep) if ep else None
+    use_class = not callable(fn) and isinstance(cand.get("Solution"), type) and hasattr(cand["Solution"], ep)
+    if not callable(fn) and not use_class:
+        emit({"load_error": "entry point %r is not defined" % ep, "kind": "missing"})
+        return False
+    for i, text in enumerate(cases):
         try:
-            tcode = compile(test_code, "test.py", "exec", dont_inherit=True)
+            args = decode(text)
         except BaseException as e:
-            _emit({"test_error": "test code does not compile: " + _short_exc(e), "harness": True})
-            return
+            emit({"i": i, "error": "bad test input: " + short(e), "harness": True})
+            continue
+        if not isinstance(args, (list, tuple)):
+            args = [args]
         try:
-            exec(tcode, tg)  # sandbox-ok: runs inside the sandbox child
-        except AssertionError as e:
-            _restore(snaps)
-            line = _failed_line(e.__traceback__, test_code, "test.py")
-            if violations:
-                line = "entry point returned a non-plain %s" % violations[0]
-            _emit({"assert_failed": line or _short_exc(e)})
-            return
-        except SystemExit as e:
-            _emit({"test_error": "exited (SystemExit %r) during the tests" % (e.code,)})
-            return
+            f = getattr(cand["Solution"](), ep) if use_class else fn
+            out = f(*args)
+            restore(snaps)
+            enc = encode(out)
         except BaseException as e:
-            _restore(snaps)
-            _emit({"test_error": _short_exc(e), "line": _failed_line(e.__traceback__, test_code, "test.py"),
-                   "memory": isinstance(e, MemoryError)})
-            return
-        _restore(snaps)
+            restore(snaps)
+            emit({"i": i, "error": short(e), "memory": isinstance(e, MemoryError)})
+            continue
+        emit({"i": i, "out": enc})
+    return True
+
+
+def _guard(target, violations, plain=_plain, iters=_ITERS, checked_iter=_checked_iter):
+    """``target`` wrapped so that a value not made only of plain builtins fails the test."""
+    def _guarded(*a, **k):
+        r = target(*a, **k)
+        if type(r) in iters:
+            return checked_iter(r, violations, plain)
+        if not plain(r):
+            violations.append(type(r).__name__)
+            raise AssertionError("entry point returned a non-plain %s" % type(r).__name__)
+        return r
+    return _guarded
+
+
+def _run_test_code(test_code, cand, ep, snaps):
+    """Run the assert-style test against the guarded entry point; False (reported) when it fails."""
+    restore, emit, short, failed_line = _restore, _emit, _short_exc, _failed_line
+    violations = []
+    tg = dict(cand)
+    tg["__name__"] = "__test__"
+    tg["__builtins__"] = _builtins
+    target = cand.get(ep) if ep else None
+    if callable(target):
+        tg[ep] = _guard(target, violations)
+    try:
+        tcode = compile(test_code, "test.py", "exec", dont_inherit=True)
+    except BaseException as e:
+        emit({"test_error": "test code does not compile: " + short(e), "harness": True})
+        return False
+    try:
+        exec(tcode, tg)  # sandbox-ok: runs inside the sandbox child
+    except AssertionError as e:
+        restore(snaps)
+        line = failed_line(e.__traceback__, test_code, "test.py")
         if violations:
-            _emit({"assert_failed": "entry point returned a non-plain %s" % violations[0]})
-            return
-    _done()
+            line = "entry point returned a non-plain %s" % violations[0]
+        emit({"assert_failed": line or short(e)})
+        return False
+    except SystemExit as e:
+        emit({"test_error": "exited (SystemExit %r) during the tests" % (e.code,)})
+        return False
+    except BaseException as e:
+        restore(snaps)
+        emit({"test_error": short(e), "line": failed_line(e.__traceback__, test_code, "test.py"),
+              "memory": isinstance(e, MemoryError)})
+        return False
+    restore(snaps)
+    if violations:
+        emit({"assert_failed": "entry point returned a non-plain %s" % violations[0]})
+        return False
+    return True
+
+
+def _main():
+    P = _PAYLOAD
+    ep, program = P.get("entry_point") or "", P["program"]
+    cases, test_code = tuple(P.get("cases") or ()), P.get("test_code") or ""
+    done, run_cases, run_test_code = _done, _run_cases, _run_test_code
+    snaps = _snapshot()
+    cand = _load_candidate(program, snaps)
+    if cand is None:
+        return
+    if cases and not run_cases(cases, cand, ep, snaps):
+        return
+    if test_code.strip() and not run_test_code(test_code, cand, ep, snaps):
+        return
+    done()
 
 
 _main()

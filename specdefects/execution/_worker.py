@@ -260,73 +260,73 @@ def _head(path, n):
     return data[:n], len(data) > n
 
 
-def _run(hdr, source, stdin):
-    lim = hdr["limits"]
-    timeout = float(hdr["timeout_s"])
+def _compiled(source):
+    """The code object of ``source`` (cached), or the SyntaxError text."""
     key = hash(source)
     code = _code_cache.get(key)
     if code is None or code[0] != source:
         try:
             c = compile(source, "main.py", "exec", dont_inherit=True)
         except (SyntaxError, ValueError, OverflowError, MemoryError, RecursionError) as e:
-            msg = "".join(traceback.format_exception_only(type(e), e)).encode()
-            return {"status": "exited", "exit_code": 1, "signal": 0, "duration_s": 0.0}, b"", msg, b""
+            return None, "".join(traceback.format_exception_only(type(e), e)).encode()
         if len(_code_cache) > 32:
             _code_cache.clear()
         _code_cache[key] = code = (source, c)
-    code = code[1]
-    paths = {k: os.path.join(CTL, k) for k in ("in", "out", "err", "rep")}
-    paths["run"] = RUN
-    with open(paths["in"], "wb") as f:
-        f.write(stdin)
-    del stdin
-    os.makedirs(RUN, mode=0o700, exist_ok=True)
-    t0 = time.monotonic()
+    return code[1], b""
+
+
+def _spawn(code, lim, paths):
+    """Fork the child that runs ``code`` (see :func:`_child`); its pid."""
     pid = os.fork()
     if pid == 0:
         try:
             _child(code, lim, paths)
         finally:
             os._exit(70)
-    status, st = None, None
+    return pid
+
+
+def _wait(pid, deadline):
+    """Wait for the child until ``deadline``: (None, wait status) when it ended, ("timeout", None),
+    or ("host gone", None) when our stdin closed (the host never writes while a program runs: stdin
+    turning readable means EOF, the caller died)."""
     try:
         pfd = os.pidfd_open(pid)
     except (AttributeError, OSError):
         pfd = None
-    deadline = t0 + timeout
-    while True:
-        p, s = os.waitpid(pid, os.WNOHANG)
-        if p:
-            st = s
-            break
-        rem = deadline - time.monotonic()
-        if rem <= 0:
-            status = "timeout"
-            break
-        # the host never writes while a program runs: our stdin turning readable means EOF (it died)
-        ready = select.select([pfd, IN_FD] if pfd is not None else [IN_FD], [], [],
-                              rem if pfd is not None else min(rem, 0.005))[0]
-        if IN_FD in ready:
-            _HOST_GONE.append(True)
-            status = "host gone"
-            break
-    duration = time.monotonic() - t0
-    if pfd is not None:
-        os.close(pfd)
-    if status is not None:
+    try:
+        while True:
+            p, st = os.waitpid(pid, os.WNOHANG)
+            if p:
+                return None, st
+            rem = deadline - time.monotonic()
+            if rem <= 0:
+                return "timeout", None
+            ready = select.select([pfd, IN_FD] if pfd is not None else [IN_FD], [], [],
+                                  rem if pfd is not None else min(rem, 0.005))[0]
+            if IN_FD in ready:
+                _HOST_GONE.append(True)
+                return "host gone", None
+    finally:
+        if pfd is not None:
+            os.close(pfd)
+
+
+def _stop(pid):
+    """Kill the child (and its process group) and reap it; its wait status, or None."""
+    for kill, target in ((os.killpg, pid), (os.kill, pid)):
         try:
-            os.killpg(pid, signal.SIGKILL)
+            kill(target, signal.SIGKILL)
         except OSError:
             pass
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
-        try:
-            _, st = os.waitpid(pid, 0)
-        except ChildProcessError:
-            pass
-    _kill_leftovers(pid)
+    try:
+        return os.waitpid(pid, 0)[1]
+    except ChildProcessError:
+        return None
+
+
+def _collect(paths, hdr, lim):
+    """The program's stdout (capped), stderr tail and report; then its files are gone."""
     out, truncated = _head(paths["out"], int(hdr["max_output_bytes"]))
     err = _tail(paths["err"], 8000)
     rep, _ = _head(paths["rep"], int(lim["fsize_bytes"]))  # the report holds every returned value
@@ -336,6 +336,10 @@ def _run(hdr, source, stdin):
         except OSError:
             pass
     _clean_base()
+    return out, truncated, err, rep
+
+
+def _verdict(status, st, duration, truncated):
     res = {"status": status or "exited", "exit_code": None, "signal": 0, "duration_s": duration,
            "stdout_truncated": truncated}
     if st is not None:
@@ -345,7 +349,29 @@ def _run(hdr, source, stdin):
                 res["status"] = "signaled"
         elif os.WIFEXITED(st):
             res["exit_code"] = os.WEXITSTATUS(st)
-    return res, out, err, rep
+    return res
+
+
+def _run(hdr, source, stdin):
+    lim = hdr["limits"]
+    code, msg = _compiled(source)
+    if code is None:
+        return {"status": "exited", "exit_code": 1, "signal": 0, "duration_s": 0.0}, b"", msg, b""
+    paths = {k: os.path.join(CTL, k) for k in ("in", "out", "err", "rep")}
+    paths["run"] = RUN
+    with open(paths["in"], "wb") as f:
+        f.write(stdin)
+    del stdin
+    os.makedirs(RUN, mode=0o700, exist_ok=True)
+    t0 = time.monotonic()
+    pid = _spawn(code, lim, paths)
+    status, st = _wait(pid, t0 + float(hdr["timeout_s"]))
+    duration = time.monotonic() - t0
+    if status is not None:
+        st = _stop(pid)
+    _kill_leftovers(pid)
+    out, truncated, err, rep = _collect(paths, hdr, lim)
+    return _verdict(status, st, duration, truncated), out, err, rep
 
 
 def main():

@@ -229,7 +229,7 @@ def _map(fn, items: list, workers: int | None, progress: bool, desc: str) -> lis
     bar = None
     if progress:
         try:
-            from tqdm.auto import tqdm
+            from tqdm.auto import tqdm  # optional, progress bar only: imported where a bar is asked for
             bar = tqdm(total=len(items), desc=desc, unit="prog")
         except Exception:
             bar = None
