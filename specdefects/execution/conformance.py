@@ -9,6 +9,11 @@ failed.  ``specdefects harness-check --self-check [--sandbox NAME]`` prints the 
 ``tests/test_execution_hostile.py`` requires every provider that works on the machine to
 pass every check it has not declared.
 
+The process checks look for the program's processes both from inside the sandbox and in
+the host's ``/proc``; a provider whose programs run on another machine (a cluster) is
+invisible there, so ``killed_host`` cannot see its program start and fails: such a
+provider needs a way of its own to show that its jobs die with their caller.
+
 While it runs, ``SPECDEFECTS_SELF_CHECK_SECRET`` (and ``HF_TOKEN``, when unset) are put
 in this process's environment with a random value, so that a provider that passes the
 caller's environment on is caught; they are restored afterwards.

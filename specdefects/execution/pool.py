@@ -19,8 +19,10 @@ a JSON header, then the raw blobs whose lengths the header names.  Requests are
 When the caller is root, each slot runs as its own unprivileged uid (60000 + n, leased
 with a lock file so concurrent processes never share one): ``RLIMIT_NPROC`` is ignored
 for root, bubblewrap started as root would map the sandbox user to host root, and a
-uid of its own lets the slot kill every process a program left (``kill(-1)``).  When
-not root, the uid switch is skipped.
+uid of its own lets the slot kill every process a program left (``kill(-1)``): the
+worker does after each program, and the host does (:func:`kill_uid`) when a worker dies
+or is killed while a program runs, whose orphans nobody else would reap.  When not
+root, the uid switch is skipped.
 """
 
 from __future__ import annotations
