@@ -139,7 +139,9 @@ def evaluate(models: Sequence[str], data: str, out: str, split: str = "test", tf
         summary["files"]["embedding_tsne"] = str(png)
     if first_det is not None and real_defects:
         det, pred = first_det
-        flagged = flag_real_defects(det, test)
+        from .decision import check_threshold, operating_threshold
+        t = check_threshold(threshold)
+        flagged = flag_real_defects(det, test, operating_threshold(det) if t is None else t)
         summary["real_defects"] = flagged
         (out_p / "real_defects.jsonl").write_text("".join(json.dumps(f) + "\n" for f in flagged))
         (out_p / "real_defects.md").write_text(real_defects_md(flagged, sum(1 for v in y if v == "clean")))
@@ -245,8 +247,10 @@ def tsne_png(X, labels: Sequence[str], path: Path, seed: int = 0, title: str = "
     plt.close(fig)
 
 
-def flag_real_defects(det, split_rows: dict) -> list[dict]:
-    """Clean originals the detector calls defective, most confident first, with evidence."""
+def flag_real_defects(det, split_rows: dict, threshold: float | None = None) -> list[dict]:
+    """Clean originals the detector flags at its operating point (``threshold``; ``None``: argmax),
+    most confident first, with evidence."""
+    from .decision import decide
     from .evidence import evidence, summarize
     idx = [i for i, y in enumerate(split_rows["label"]) if y == "clean"]
     if not idx:
@@ -254,13 +258,12 @@ def flag_real_defects(det, split_rows: dict) -> list[dict]:
     texts = [split_rows["text"][i] for i in idx]
     probs = det.predict_proba(texts)
     out = []
-    for k, i in enumerate(idx):
+    for k, (i, lab) in enumerate(zip(idx, decide(probs, threshold))):
         p = probs[k]
-        lab = LABELS[int(p.argmax())]
         if lab != "clean":
             ev = evidence(texts[k])
             out.append({"uid": split_rows["uid"][i], "benchmark": split_rows["benchmark"][i], "label": lab,
-                        "probability": float(p.max()), "p_clean": float(p[0]), "text": texts[k],
+                        "probability": float(p[LABELS.index(lab)]), "p_clean": float(p[0]), "text": texts[k],
                         "evidence": summarize(ev, lab)})
     out.sort(key=lambda d: -d["probability"])
     return out
