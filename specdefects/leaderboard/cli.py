@@ -1,4 +1,7 @@
-"""``specdefects leaderboard serve|submit|run-queue|upload-results|list`` (wired into specdefects.cli)."""
+"""``specdefects leaderboard serve|submit|run-queue|upload-results|list`` (wired into specdefects.cli).
+
+Each command imports what it runs inside its function (gradio, the Hub client, lm-eval), so that the
+parser costs nothing when another ``specdefects`` command runs."""
 
 from __future__ import annotations
 

@@ -23,6 +23,17 @@ def add_validator_parser(sub) -> None:
                        description="Train, evaluate and publish SpecValidator, the clean/LV/US/SF classifier.")
     vsub = p.add_subparsers(dest="validator_command", metavar="ACTION")
 
+    _add_train_parser(vsub)
+    _add_evaluate_parser(vsub)
+    _add_flagged_parser(vsub)
+    _add_build_default_parser(vsub)
+    _add_push_parser(vsub)
+    p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
+
+
+
+
+def _add_train_parser(vsub) -> None:
     t = vsub.add_parser("train", help="train the detector (hybrid on CPU; probe / LoRA / full on a backbone)",
                         formatter_class=argparse.RawDescriptionHelpFormatter,
                         description="Train on the validator config of a `specdefects build spec-defects` folder (or a "
@@ -68,6 +79,8 @@ def add_validator_parser(sub) -> None:
     t.add_argument("--json", action="store_true", help="print the results as JSON (no progress bars)")
     t.set_defaults(func=cmd_validator_train)
 
+
+def _add_evaluate_parser(vsub) -> None:
     e = vsub.add_parser("evaluate", help="Table 5: detectors and baselines on the test split, PNGs, real defects",
                         description="Score detectors (a detector folder, or a training output: its seeds are "
                                     "averaged), the TF-IDF baseline and optionally an LLM (zero-/few-shot) on one "
@@ -93,6 +106,8 @@ def add_validator_parser(sub) -> None:
     e.add_argument("--json", action="store_true", help="print evaluation.json")
     e.set_defaults(func=cmd_validator_evaluate)
 
+
+def _add_flagged_parser(vsub) -> None:
     f = vsub.add_parser("flagged", help="RQ3 / Table 7: the original descriptions the detector flags, with the "
                                         "committed real-model runs' Pass@1 on them",
                         description="Label every original description of the given lm-eval runs with the detector "
@@ -104,6 +119,8 @@ def add_validator_parser(sub) -> None:
     f.add_argument("--out", default=None, help="folder for flagged.md and flagged.csv (default: print only)")
     f.set_defaults(func=cmd_validator_flagged)
 
+
+def _add_build_default_parser(vsub) -> None:
     b = vsub.add_parser("build-default", help="rebuild the detector that ships in the package (data + training)",
                         description="Build the default spec-defects data of HumanEval + MBPP (seed 0, rules, "
                                     "invariance check), train the CPU default detector on it (hybrid, seeds 42 and "
@@ -116,6 +133,8 @@ def add_validator_parser(sub) -> None:
     b.add_argument("--json", action="store_true", help="print the provenance as JSON (no progress bars)")
     b.set_defaults(func=cmd_validator_build_default)
 
+
+def _add_push_parser(vsub) -> None:
     u = vsub.add_parser("push", help="push a detector (weights, tokenizer, label2id, model card) to the Hub",
                         description="Push a detector folder as a model repo that loads with "
                                     "transformers.pipeline('text-classification', model=REPO_ID). Token from HF_TOKEN "
@@ -125,7 +144,6 @@ def add_validator_parser(sub) -> None:
     u.add_argument("--evaluation", default=None, help="an evaluation.json to put in the card's metrics table")
     u.add_argument("--private", action="store_true")
     u.set_defaults(func=cmd_validator_push)
-    p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
 
 def add_check_parser(sub) -> None:
