@@ -233,3 +233,24 @@ def test_build_cli_and_load_dataset_round_trip(tmp_path, capsys):
     card = (out / "README.md").read_text()
     assert card.startswith("---\n") and "config_name: families" in card and "sort_by_abs" in card
     assert main(["build", "follow-tests", "--out", str(out), "--benchmarks", "nope"]) != 0
+
+
+def test_a_build_whose_matched_tasks_are_all_excluded_leaves_no_stale_matched_file(tmp_path):
+    import gzip
+
+    from specdefects.builders.follow_tests import build_follow_tests
+    from specdefects.builders.common import parquet_path
+    src = tmp_path / "HumanEvalPlus.jsonl.gz"
+    no_example = {"task_id": "HumanEval/38", "prompt": 'def f(x: int) -> int:\n    """Return x."""\n',
+                  "entry_point": "f", "canonical_solution": "    return x\n", "test": "", "contract": "",
+                  "base_input": [[1]], "plus_input": [[2]], "atol": 0}
+    with gzip.open(src, "wt") as f:
+        f.write(json.dumps(no_example) + "\n")
+    out = tmp_path / "ft"
+    stale = parquet_path(out, "matched", "test")
+    stale.parent.mkdir(parents=True)
+    stale.write_bytes(b"an earlier build's matched rows")
+    report = build_follow_tests(out, benchmarks=["humanevalplus"], sources={"humanevalplus": str(src)},
+                                quality_tasks=0, progress=False)
+    assert report.matched_kept == {"humanevalplus": 0} and "matched" not in report.rows
+    assert not stale.exists()

@@ -289,6 +289,8 @@ def _build_matched(report: FollowTestsReport, out: Path, feats: dict, loaded: di
     rows = matched_rows(all_kept)
     if rows:
         write_config(report, out, "matched", rows, feats["matched"])
+    else:  # every task excluded: an earlier build's matched file must not stand in for this one
+        drop_config(out, "matched")
 
 
 def _isolation() -> str:
