@@ -46,6 +46,12 @@ def test_train_outputs(trained, home):
     lines = [json.loads(x) for x in (trained / "seed-42" / "metrics.jsonl").read_text().splitlines()]
     assert [r["epoch"] for r in lines] == list(range(1, len(lines) + 1)) and "val_f1" in lines[0]
     assert (home / "validator" / "latest" / "config.json").exists()
+    run = res["runs"][0]  # the same result entry as the hybrid (specdefects.validator.runs.seed_result)
+    assert list(run) == ["seed", "model", "epochs_run", "best_epoch", "early_stopped", "optimizer_steps",
+                         "trainable_params", "trainable_pct", "train_seconds", "wall_seconds_this_call",
+                         "best_validation", "test"]
+    assert json.loads((trained / "seed-42" / "done.json").read_text()) == run
+    assert not (trained / "seed-42" / "checkpoint").exists() and not (trained / "seed-42" / "best_state.pt").exists()
     cfg = json.loads((trained / "model" / "config.json").read_text())
     assert cfg["label2id"] == {lab: i for i, lab in enumerate(LABELS)}
 

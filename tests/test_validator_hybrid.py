@@ -50,6 +50,11 @@ def test_hybrid_train_outputs(hybrid, home):
         assert 0 <= res["mean_test"][k] <= 1 or k == "mcc"
     run = res["runs"][0]
     assert run["best_validation"]["per_class"].keys() == set(LABELS) and run["trainable_params"] > 1000
+    # the same result entry as the backbone regimes (specdefects.validator.runs.seed_result)
+    assert list(run) == ["seed", "model", "epochs_run", "best_epoch", "early_stopped", "optimizer_steps",
+                         "trainable_params", "trainable_pct", "train_seconds", "wall_seconds_this_call",
+                         "best_validation", "test"]
+    assert json.loads((hybrid / "seed-42" / "done.json").read_text()) == run
     model = hybrid / "model"
     assert {"hybrid.json", "hybrid.npz", "config.json", "specdefects_validator.json"} <= {p.name for p in model.iterdir()}
     cfg = json.loads((model / "config.json").read_text())
