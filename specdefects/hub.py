@@ -11,10 +11,15 @@ parquet files and the README) with ``huggingface_hub`` — ``create_repo(exist_o
 ``create_commit`` — so a failure midway leaves whole configs on the Hub, never half of one.
 The token comes from ``HF_TOKEN`` or ``huggingface-cli login``; the endpoint from
 ``HF_ENDPOINT`` (or ``endpoint=``).
+
+A model folder (a SpecValidator detector) goes to a model repo as one commit:
+``HubRepo(repo_id, repo_type="model").publish_folder(folder, message, {"README.md": card})``.
+Every failed call is one :class:`HubError` line (:func:`hub_error`).
 """
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import shutil
@@ -22,7 +27,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
+from urllib.parse import quote
 
+from .files import atomic_path, write_text_atomic
+
+REPO_TYPES = ("dataset", "model")
 REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
 
 
@@ -83,12 +92,8 @@ class LocalFolder:
         found = dataset_configs(folder)
         for c in (list(configs) if configs else list(found)):
             for p in found.get(c, []):
-                dest = self.root / c / p.name
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                tmp = dest.with_name(f".{dest.name}.tmp")
-                shutil.copyfile(p, tmp)
-                os.replace(tmp, dest)
-        from .files import write_text_atomic
+                with atomic_path(self.root / c / p.name) as tmp:
+                    shutil.copyfile(p, tmp)
         if (folder / "README.md").exists():
             write_text_atomic(self.root / "README.md", (folder / "README.md").read_text(encoding="utf-8"))
         return [str(self.root)]
@@ -96,32 +101,60 @@ class LocalFolder:
 
 @dataclass
 class HubRepo:
-    """A dataset repo on the Hub (or on any server speaking its API: ``endpoint``)."""
+    """A repo on the Hub (or on any server speaking its API: ``endpoint``): a dataset repo, or a
+    model repo with ``repo_type="model"`` (a SpecValidator detector: :meth:`publish_folder`)."""
     repo_id: str
     token: str | None = None
     endpoint: str | None = None
     private: bool | None = None
     revision: str | None = None
     commits: list[str] = field(default_factory=list)
+    repo_type: str = "dataset"
 
     def __post_init__(self) -> None:
         self.repo_id = check_repo_id(self.repo_id)
+        if self.repo_type not in REPO_TYPES:
+            raise HubError(f"unknown repo type {self.repo_type!r}; expected one of {', '.join(REPO_TYPES)}")
         self.token = self.token or os.environ.get("HF_TOKEN") or None
         self.endpoint = self.endpoint or os.environ.get("HF_ENDPOINT") or None
 
     def describe(self) -> str:
-        return f"hf://datasets/{self.repo_id}" + (f" on {self.endpoint}" if self.endpoint else "")
+        kind = "datasets/" if self.repo_type == "dataset" else ""
+        return f"hf://{kind}{self.repo_id}" + (f" on {self.endpoint}" if self.endpoint else "")
 
     def _api(self):
-        from huggingface_hub import HfApi
+        from huggingface_hub import HfApi  # huggingface_hub takes about a second to import: only when talking to a Hub
         return HfApi(endpoint=self.endpoint, token=self.token)
+
+    def _one_line(self, e: Exception, what: str) -> HubError:
+        return hub_error(e, f"{what} {self.repo_id}", self.endpoint)
+
+    # -- writes: every push is create_repo(exist_ok=True) and whole commits ------------------------
+
+    def ensure_repo(self, what: str = "create") -> None:
+        """Create the repo when it does not exist yet."""
+        try:
+            self._api().create_repo(self.repo_id, repo_type=self.repo_type, exist_ok=True, private=self.private)
+        except Exception as e:
+            raise self._one_line(e, what) from None
+
+    def _commit(self, files: dict[str, bytes | str | os.PathLike], message: str, what: str, *,
+                parent_commit: str | None = None, delete: Iterable[str] = ()):
+        from huggingface_hub import CommitOperationAdd, CommitOperationDelete  # slow import: see _api
+
+        ops = [CommitOperationAdd(path_in_repo=path, path_or_fileobj=io.BytesIO(content)
+                                  if isinstance(content, bytes) else str(content))
+               for path, content in files.items()]
+        ops += [CommitOperationDelete(path_in_repo=p) for p in delete]
+        try:
+            return self._api().create_commit(self.repo_id, ops, repo_type=self.repo_type, revision=self.revision,
+                                             commit_message=message, parent_commit=parent_commit)
+        except Exception as e:
+            raise self._one_line(e, what) from None
 
     def publish_dataset(self, folder: str | os.PathLike, configs: Iterable[str] | None = None,
                         progress: bool = True) -> list[str]:
         """Push ``folder`` one config per commit (its parquet files + README.md): the commit URLs."""
-        from huggingface_hub import CommitOperationAdd
-        from huggingface_hub.errors import HfHubHTTPError
-
         folder = Path(folder)
         found = dataset_configs(folder)
         names = list(configs) if configs else list(found)
@@ -131,57 +164,44 @@ class HubRepo:
         if not names:
             raise HubError(f"nothing to push: no <config>/*.parquet under {folder}")
         readme = folder / "README.md"
-        api = self._api()
-        try:
-            api.create_repo(self.repo_id, repo_type="dataset", exist_ok=True, private=self.private)
-            it = names
-            if progress:
-                from tqdm.auto import tqdm
-                it = tqdm(names, desc=f"pushing to {self.repo_id}", unit="config")
-            for c in it:
-                ops = [CommitOperationAdd(path_in_repo=f"{c}/{p.name}", path_or_fileobj=str(p)) for p in found[c]]
-                if readme.exists():
-                    ops.append(CommitOperationAdd(path_in_repo="README.md", path_or_fileobj=str(readme)))
-                info = api.create_commit(self.repo_id, ops, repo_type="dataset", revision=self.revision,
-                                         commit_message=f"Upload config {c}")
-                self.commits.append(str(getattr(info, "commit_url", info)))
-        except HfHubHTTPError as e:
-            status = getattr(getattr(e, "response", None), "status_code", "?")
-            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-            hint = " (set HF_TOKEN or run `hf auth login`)" if status in (401, 403) else ""
-            raise HubError(f"push to {self.repo_id} failed: HTTP {status}: {first}{hint}") from None
-        except HubError:
-            raise
-        except Exception as e:  # connection refused, DNS, TLS, malformed answers: one line, named
-            msg = str(e).strip().splitlines()[0] if str(e).strip() else ""
-            where = self.endpoint or "https://huggingface.co"
-            raise HubError(f"push to {self.repo_id} at {where} failed: {type(e).__name__}: {msg}") from None
+        self.ensure_repo("push to")
+        for c in _progress(names, progress, f"pushing to {self.repo_id}", "config"):
+            files: dict[str, bytes | str | os.PathLike] = {f"{c}/{p.name}": p for p in found[c]}
+            if readme.exists():
+                files["README.md"] = readme
+            info = self._commit(files, f"Upload config {c}", "push to")
+            self.commits.append(str(getattr(info, "commit_url", info)))
         return list(self.commits)
 
+    def publish_folder(self, folder: str | os.PathLike, message: str,
+                       files: dict[str, bytes | str | os.PathLike] | None = None) -> str:
+        """Push every file under ``folder`` (hidden ones aside) as one commit, ``files`` (path in
+        repo -> bytes or a local file) added or taking the place of the folder's: the commit URL."""
+        extra = dict(files or {})
+        found = {rel: p for rel, p in folder_files(folder).items() if rel not in extra}
+        if not found and not extra:
+            raise HubError(f"nothing to push: no files under {folder}")
+        self.ensure_repo("push to")
+        info = self._commit({**extra, **found}, message, "push to")
+        self.commits.append(str(getattr(info, "commit_url", info)))
+        return self.commits[-1]
+
+    def commit_files(self, files: dict[str, bytes | str | os.PathLike], message: str, *,
+                     parent_commit: str | None = None, delete: Iterable[str] = ()) -> str:
+        """One commit adding ``files`` (path in repo -> bytes or a local file) and deleting ``delete``.
+
+        With ``parent_commit`` the commit only lands when the branch still points there, else
+        :class:`HubConflict` (optimistic concurrency: re-read and retry). Returns the new sha.
+        """
+        info = self._commit(files, message, "commit to", parent_commit=parent_commit, delete=delete)
+        return str(getattr(info, "oid", "") or "")
+
     # -- small-file access, used by the leaderboard store (requests/results repos) -----------------
-
-    def _one_line(self, e: Exception, what: str) -> HubError:
-        from huggingface_hub.errors import HfHubHTTPError
-        if isinstance(e, HfHubHTTPError):
-            status = getattr(getattr(e, "response", None), "status_code", "?")
-            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-            cls = HubConflict if status in (409, 412) else HubError
-            return cls(f"{what} {self.repo_id} failed: HTTP {status}: {first}")
-        msg = str(e).strip().splitlines()[0] if str(e).strip() else ""
-        return HubError(f"{what} {self.repo_id} at {self.endpoint or 'https://huggingface.co'} failed: "
-                        f"{type(e).__name__}: {msg}")
-
-    def ensure_repo(self) -> None:
-        """Create the dataset repo when it does not exist yet."""
-        try:
-            self._api().create_repo(self.repo_id, repo_type="dataset", exist_ok=True, private=self.private)
-        except Exception as e:
-            raise self._one_line(e, "create") from None
 
     def head(self) -> str:
         """The commit sha the branch (``revision``, default main) points at now."""
         try:
-            info = self._api().repo_info(self.repo_id, repo_type="dataset", revision=self.revision)
+            info = self._api().repo_info(self.repo_id, repo_type=self.repo_type, revision=self.revision)
         except Exception as e:
             raise self._one_line(e, "read") from None
         return str(info.sha)
@@ -189,7 +209,7 @@ class HubRepo:
     def list_files(self, prefix: str = "", revision: str | None = None) -> list[str]:
         """Paths in the repo (at ``revision``, a sha for a consistent snapshot) under ``prefix``."""
         try:
-            files = self._api().list_repo_files(self.repo_id, repo_type="dataset",
+            files = self._api().list_repo_files(self.repo_id, repo_type=self.repo_type,
                                                 revision=revision or self.revision)
         except Exception as e:
             raise self._one_line(e, "list") from None
@@ -197,13 +217,12 @@ class HubRepo:
 
     def read_bytes(self, path: str, revision: str | None = None, max_bytes: int = 50_000_000) -> bytes:
         """One file's bytes, fetched without the download cache (small JSON files)."""
-        from urllib.parse import quote
-
-        from huggingface_hub import constants
-        from huggingface_hub.utils import build_hf_headers, get_session, hf_raise_for_status
+        from huggingface_hub import constants  # slow import: see _api
+        from huggingface_hub.utils import build_hf_headers, get_session, hf_raise_for_status  # slow import: see _api
         endpoint = self.endpoint or constants.ENDPOINT
         rev = quote(revision or self.revision or "main", safe="")
-        url = f"{endpoint}/datasets/{self.repo_id}/resolve/{rev}/{quote(path)}"
+        kind = "datasets/" if self.repo_type == "dataset" else ""
+        url = f"{endpoint}/{kind}{self.repo_id}/resolve/{rev}/{quote(path)}"
         try:
             r = get_session().get(url, headers=build_hf_headers(token=self.token), follow_redirects=True)
             hf_raise_for_status(r)
@@ -213,27 +232,40 @@ class HubRepo:
             raise HubError(f"{path} in {self.repo_id} is larger than {max_bytes} bytes")
         return r.content
 
-    def commit_files(self, files: dict[str, bytes | str | os.PathLike], message: str, *,
-                     parent_commit: str | None = None, delete: Iterable[str] = ()) -> str:
-        """One commit adding ``files`` (path in repo -> bytes or a local file) and deleting ``delete``.
 
-        With ``parent_commit`` the commit only lands when the branch still points there, else
-        :class:`HubConflict` (optimistic concurrency: re-read and retry). Returns the new sha.
-        """
-        import io
+def hub_error(e: Exception, what: str, endpoint: str | None = None) -> HubError:
+    """A failed Hub call in one line: ``{what} failed: HTTP {status}: {first line}`` (a login hint on
+    401/403; :class:`HubConflict` on 409/412), else (connection refused, DNS, TLS, malformed
+    answers) ``{what} at {endpoint} failed: {type}: {first line}``."""
+    from huggingface_hub.errors import HfHubHTTPError  # slow import: see HubRepo._api
 
-        from huggingface_hub import CommitOperationAdd, CommitOperationDelete
-        ops = []
-        for path, content in files.items():
-            src = io.BytesIO(content) if isinstance(content, bytes) else str(content)
-            ops.append(CommitOperationAdd(path_in_repo=path, path_or_fileobj=src))
-        ops += [CommitOperationDelete(path_in_repo=p) for p in delete]
-        try:
-            info = self._api().create_commit(self.repo_id, ops, repo_type="dataset", revision=self.revision,
-                                             commit_message=message, parent_commit=parent_commit)
-        except Exception as e:
-            raise self._one_line(e, "commit to") from None
-        return str(getattr(info, "oid", "") or "")
+    text = str(e).strip()
+    first = text.splitlines()[0] if text else ""
+    if isinstance(e, HfHubHTTPError):
+        status = getattr(getattr(e, "response", None), "status_code", "?")
+        hint = " (set HF_TOKEN or run `hf auth login`)" if status in (401, 403) else ""
+        cls = HubConflict if status in (409, 412) else HubError
+        return cls(f"{what} failed: HTTP {status}: {first or type(e).__name__}{hint}")
+    return HubError(f"{what} at {endpoint or 'https://huggingface.co'} failed: {type(e).__name__}: {first}")
+
+
+def folder_files(folder: str | os.PathLike) -> dict[str, Path]:
+    """``path in repo -> file`` for every file under ``folder``, hidden files and folders aside."""
+    folder = Path(folder)
+    out = {}
+    for p in sorted(folder.rglob("*")):
+        rel = p.relative_to(folder)
+        if p.is_file() and not any(part.startswith(".") for part in rel.parts):
+            out[rel.as_posix()] = p
+    return out
+
+
+def _progress(items: list, progress: bool, desc: str, unit: str):
+    if not progress:
+        return items
+    from tqdm.auto import tqdm  # tqdm.auto looks for notebooks on import (half a second): only for a bar
+    return tqdm(items, desc=desc, unit=unit)
+
 
 def store_for(target: str | os.PathLike, **kw) -> ArtifactStore:
     """``hf://datasets/NAMESPACE/NAME`` -> :class:`HubRepo`; anything else -> :class:`LocalFolder`."""
@@ -255,4 +287,4 @@ def push_dataset(folder: str | os.PathLike, repo_id: str, configs: Iterable[str]
 
 
 __all__ = ["ArtifactStore", "HubConflict", "HubError", "HubRepo", "LocalFolder", "check_repo_id", "dataset_configs",
-           "push_dataset", "store_for"]
+           "folder_files", "hub_error", "push_dataset", "store_for"]

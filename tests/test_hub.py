@@ -13,7 +13,17 @@ pytest.importorskip("huggingface_hub")
 from fake_hub import fake_hub_fixture  # noqa: E402
 
 from specdefects.builders import build_spec_defects  # noqa: E402
-from specdefects.hub import HubError, HubRepo, LocalFolder, check_repo_id, push_dataset, store_for  # noqa: E402
+from specdefects.hub import (  # noqa: E402
+    HubConflict,
+    HubError,
+    HubRepo,
+    LocalFolder,
+    check_repo_id,
+    folder_files,
+    hub_error,
+    push_dataset,
+    store_for,
+)
 
 fake_hub = fake_hub_fixture()  # files pushed to it are mirrored under tmp_path/hub/{repo}
 
@@ -86,3 +96,50 @@ def test_local_folder_publish(built, tmp_path):
     assert (tmp_path / "copy" / "README.md").exists()
     ds = datasets.load_dataset(str(tmp_path / "copy"), "validator", cache_dir=str(tmp_path / "c"))
     assert set(ds) == {"train", "validation", "test"}
+
+
+def test_hub_error_is_one_line_per_kind_of_failure():
+    httpx = pytest.importorskip("httpx")
+    from huggingface_hub.errors import HfHubHTTPError
+
+    def http(code):
+        r = httpx.Response(code, request=httpx.Request("POST", "http://hub.test/api/repos/create"))
+        return HfHubHTTPError(f"{code} Client Error: refused\nsecond line", response=r)
+
+    e = hub_error(http(401), "push to me/x")
+    assert type(e) is HubError and str(e).startswith("push to me/x failed: HTTP 401: 401 Client Error: refused")
+    assert "HF_TOKEN" in str(e) and "second line" not in str(e)
+    assert isinstance(hub_error(http(412), "commit to me/x"), HubConflict)
+    assert isinstance(hub_error(http(409), "commit to me/x"), HubConflict)
+    assert "HF_TOKEN" not in str(hub_error(http(500), "push to me/x"))
+    e = hub_error(ConnectionError("refused\nmore"), "push to me/x", "http://127.0.0.1:9")
+    assert str(e) == "push to me/x at http://127.0.0.1:9 failed: ConnectionError: refused"
+    assert "https://huggingface.co" in str(hub_error(OSError("x"), "read me/x"))
+
+
+def test_publish_folder_to_a_model_repo(fake_hub, tmp_path):
+    folder = tmp_path / "detector"
+    (folder / "sub").mkdir(parents=True)
+    (folder / ".cache").mkdir()
+    (folder / "config.json").write_text("{}")
+    (folder / "sub" / "a.txt").write_text("a")
+    (folder / "README.md").write_text("old card")
+    (folder / ".hidden").write_text("no")
+    (folder / ".cache" / "x").write_text("no")
+    assert set(folder_files(folder)) == {"config.json", "sub/a.txt", "README.md"}
+    repo = HubRepo("me/model", repo_type="model")
+    assert repo.describe().startswith("hf://me/model")
+    url = repo.publish_folder(folder, "Upload a folder", {"README.md": b"new card"})
+    assert url == repo.commits[-1] and fake_hub.commits[-1]["repo_type"] == "model"
+    assert fake_hub.commits[-1]["files"][0] == "README.md"  # the card first, then the folder's files
+    files = fake_hub.files("me/model", "model")
+    assert set(files) - {".gitattributes"} == {"README.md", "config.json", "sub/a.txt"}  # the repo's own file aside
+    assert files["README.md"] == b"new card"
+    assert "me/model" not in {c["repo"] for c in fake_hub.commits if c["repo_type"] == "dataset"}
+    with pytest.raises(HubError, match="repo type"):
+        HubRepo("me/model", repo_type="space")
+    with pytest.raises(HubError, match="nothing to push"):
+        repo.publish_folder(tmp_path / "empty", "x")
+    fake_hub.stop()
+    with pytest.raises(HubError, match=r"^push to me/model at .* failed: "):
+        repo.publish_folder(folder, "again")

@@ -184,3 +184,10 @@ def test_push_hybrid_and_check_from_the_hub(hybrid, fake_hub, tmp_path, monkeypa
     d = json.loads(capsys.readouterr().out)
     local = load_detector(str(hybrid / "model")).predict_proba(["Give back the biggest quantity."])[0]
     assert d["probabilities"] == {lab: round(float(v), 4) for lab, v in zip(LABELS, local)}
+
+
+def test_push_to_an_unreachable_hub_is_one_line(hybrid, fake_hub, capsys):
+    fake_hub.stop()
+    assert main(["validator", "push", "--repo-id", "me/gone", "--model", str(hybrid)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "push to me/gone at " in err and " failed: " in err
