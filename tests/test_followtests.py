@@ -238,8 +238,8 @@ def test_build_cli_and_load_dataset_round_trip(tmp_path, capsys):
 def test_a_build_whose_matched_tasks_are_all_excluded_leaves_no_stale_matched_file(tmp_path):
     import gzip
 
-    from specdefects.builders.follow_tests import build_follow_tests
     from specdefects.builders.common import parquet_path
+    from specdefects.builders.follow_tests import build_follow_tests
     src = tmp_path / "HumanEvalPlus.jsonl.gz"
     no_example = {"task_id": "HumanEval/38", "prompt": 'def f(x: int) -> int:\n    """Return x."""\n',
                   "entry_point": "f", "canonical_solution": "    return x\n", "test": "", "contract": "",

@@ -15,7 +15,9 @@ from validator_fixtures import data, home  # noqa: F401  (fixtures)
 
 from specdefects.cli import main
 from specdefects.validator import ValidatorError, load_detector
-from specdefects.validator.model import LABELS
+from specdefects.validator.data import load_validator
+from specdefects.validator.decision import decide
+from specdefects.validator.model import LABELS, META_FILE
 
 fake_hub = fake_hub_fixture(token="hf_fake")
 
@@ -43,7 +45,7 @@ def test_cpu_default_is_hybrid(tmp_path):
         TrainConfig(data="d", out="o", regime="hybrid", max_steps=3).resolved()
 
 
-def test_hybrid_train_outputs(hybrid, home):
+def test_hybrid_train_outputs(hybrid, home, data):
     res = json.loads((hybrid / "results.json").read_text())
     assert res["regime"] == "hybrid" and res["seeds"] == [42] and res["trainable_pct"] == 100.0
     for k in ("accuracy", "precision", "recall", "f1", "mcc"):
@@ -61,6 +63,14 @@ def test_hybrid_train_outputs(hybrid, home):
     assert cfg["label2id"] == {lab: i for i, lab in enumerate(LABELS)}
     meta = json.loads((model / "specdefects_validator.json").read_text())
     assert meta["regime"] == "hybrid" and meta["mean_test"]["mcc"] == res["mean_test"]["mcc"]
+    # the operating point is chosen on validation: at least 95% of its clean rows stay unflagged
+    op = meta["operating_point"]
+    assert op == res["operating_point"] and op["target_specificity"] == 0.95
+    val = load_validator(str(data), splits=("validation",))["validation"]
+    clean = [t for t, lab in zip(val["text"], val["label"]) if lab == "clean"]
+    labels = decide(load_detector(model).predict_proba(clean), op["threshold"])
+    assert sum(lab == "clean" for lab in labels) >= 0.95 * len(clean)
+    assert json.loads((home / "validator" / "latest" / META_FILE).read_text())["operating_point"] == op
     lines = [json.loads(x) for x in (hybrid / "seed-42" / "metrics.jsonl").read_text().splitlines()]
     assert len(lines) == 1 and "val_f1" in lines[0]
     assert (home / "validator" / "latest" / "hybrid.npz").exists()

@@ -76,6 +76,9 @@ def _add_train_parser(vsub) -> None:
                    help="demo mode: one seed (42), the hybrid detector on every row (with --backbone: a probe on "
                         "the HumanEval rows, at most 30 epochs)")
     t.add_argument("--no-publish", action="store_true", help="do not copy the detector to the 'latest' location")
+    t.add_argument("--specificity", type=float, default=0.95,
+                   help="the operating point (flag at P(defect) >= threshold) is chosen on the validation split "
+                        "to leave this share of its clean descriptions unflagged (default 0.95)")
     t.add_argument("--json", action="store_true", help="print the results as JSON (no progress bars)")
     t.set_defaults(func=cmd_validator_train)
 
@@ -194,7 +197,7 @@ def cmd_validator_train(args) -> int:
                       micro_batch_size=args.micro_batch_size, epochs=epochs, patience=args.patience, seeds=seeds,
                       max_length=args.max_length, max_steps=args.max_steps, save_every=args.save_every,
                       resume=args.resume, benchmarks=benchmarks, progress=not args.json,
-                      publish=not args.no_publish)
+                      publish=not args.no_publish, specificity=args.specificity)
     if lr is not None:
         cfg.lr = lr
     else:
@@ -220,6 +223,10 @@ def cmd_validator_train(args) -> int:
     if res.get("mean_test"):
         m = res["mean_test"]
         print(f"  mean test: accuracy {m['accuracy']:.3f}, macro F1 {m['f1']:.3f}, MCC {m['mcc']:.3f}")
+    op = res.get("operating_point") or {}
+    if op:
+        print(f"  operating point: flag at P(defect) >= {op['threshold']:.3f} ({op['chosen_on']}, "
+              f"{100 * op['target_specificity']:.0f}% left unflagged)")
     print(f"detector: {res['model']}" + (f" (also {res['latest']}, used by `specdefects check`)"
                                          if res.get("latest") else ""))
     return 0

@@ -37,6 +37,7 @@ from pathlib import Path
 
 from ..files import atomic_dir, write_json_atomic
 from .data import check_training_data, fingerprint, load_validator
+from .decision import set_operating_point
 from .errors import ValidatorError
 from .hybrid import HybridModel, save_hybrid
 from .model import LABELS, META_FILE, has_cuda, publish_latest, resolve_backbone
@@ -83,6 +84,7 @@ class TrainConfig:
     progress: bool = True
     publish: bool = True                # copy the final detector to latest_path()
     evaluate_test: bool = True
+    specificity: float = 0.95           # the operating point leaves this share of validation's clean rows unflagged
 
     def resolved(self) -> TrainConfig:
         c = TrainConfig(**asdict(self))
@@ -115,6 +117,8 @@ class TrainConfig:
         if not c.seeds:
             raise ValidatorError("at least one seed is needed")
         c.seeds = tuple(int(s) for s in c.seeds)
+        if not 0.0 < c.specificity < 1.0:
+            raise ValidatorError(f"specificity must be strictly between 0 and 1, got {c.specificity}")
         return c
 
 
@@ -153,6 +157,8 @@ def train(config: TrainConfig) -> dict:
     meta.update({"mean_test": results.get("mean_test"), "mean_validation": results.get("mean_validation"),
                  "seeds": list(cfg.seeds)})
     write_json_atomic(final / META_FILE, meta)
+    results["operating_point"] = set_operating_point(final, data["validation"], cfg.specificity)
+    write_json_atomic(out / "results.json", results)
     if cfg.publish:
         results["latest"] = str(publish_latest(final))
         write_json_atomic(out / "results.json", results)
