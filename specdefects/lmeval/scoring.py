@@ -20,9 +20,12 @@ import ast
 import json
 import os
 import re
+import sys
 from collections.abc import Sequence
 from typing import Any
 
+from ..execution import extract_code, run_batch
+from ..metrics.passk import pass_at_k
 from ..records import Task
 
 MAX_COMPLETION_BYTES = 1 << 20
@@ -69,8 +72,6 @@ def _fail(reason: str, code: str = "", status: str = "failed") -> dict:
 
 def precheck(completion: Any, task: Task, style: str) -> tuple[str | None, dict | None]:
     """``(program, None)`` for a completion worth running, or ``(None, failure)`` saying why not."""
-    from ..execution import extract_code
-
     if completion is None:
         return None, _fail("no completion (the model returned nothing)")
     if not isinstance(completion, str):
@@ -129,8 +130,6 @@ def score_responses(resps: Sequence[Sequence[Any]], docs: Sequence[dict], style:
     a dict with ``status``, ``passed``, ``reason``, ``failed_test``, ``stderr``, ``code``,
     ``duration_s`` and ``isolation``.  ``task_fn`` turns a row into the
     :class:`~specdefects.records.Task` to run (default: :func:`task_of`)."""
-    from ..execution import run_batch
-
     out: list[list[dict | None]] = [[None] * len(r) for r in resps]
     items, where = [], []
     for i, (rs, doc) in enumerate(zip(resps, docs)):
@@ -161,7 +160,6 @@ def score_responses(resps: Sequence[Sequence[Any]], docs: Sequence[dict], style:
 def _warn_if_all_empty(scored: list[list[dict | None]]) -> None:
     flat = [d for row in scored for d in row if d is not None]
     if flat and all(d["reason"] in ("empty completion", "no completion (the model returned nothing)") for d in flat):
-        import sys
         print(f"specdefects: warning: all {len(flat)} answers are empty: the model generated nothing (check the "
               "model, its chat template (--apply_chat_template) and max_gen_toks); scored as failures",
               file=sys.stderr)
@@ -195,8 +193,6 @@ def _load(s) -> dict:
 def process_results(doc: dict, results: list) -> dict:
     """pass@k of one document from the stored scores: ``pass@1`` always, ``pass@k`` for each
     k in (5, 10, 100) not above the number of samples (``repeats``); unbiased estimator."""
-    from ..metrics.passk import pass_at_k
-
     scores = []
     for r in results:  # one entry per request; each a list of per-repeat dicts
         scores.extend(r if isinstance(r, list) else [r])
