@@ -84,12 +84,14 @@ def _warnings_md(warnings: list[str]) -> str:
     return f"**⚠ {len(warnings)} file(s) could not be used and were skipped:**\n{items}{more}"
 
 
-def build_app(store=None, published=None):
-    """The Blocks app. ``store``: a spec string (folder or ``hub:REQ,RES``) or a store object."""
-    import gradio as gr
+NUM = "number"
+ROBUSTNESS_TYPES = ["str", "str", NUM, NUM, NUM, NUM, NUM, NUM, NUM, "str", "str", "str", "str", "str"]
+FOLLOW_ONE_DECIMAL = ("Switching %", "CI low", "CI high", "Tests A adherence %", "Tests B adherence %",
+                      "Explicit A %", "Explicit B %")
 
-    store = open_store(store) if store is None or isinstance(store, (str, os.PathLike)) else store
 
+def _handlers(store, published):
+    """The app's event handlers over ``store``: ``(refresh, refilter, submit)``."""
     def load():
         board = load_board(store, published)
         try:
@@ -105,9 +107,7 @@ def build_app(store=None, published=None):
         return (board, _warnings_md(board.warnings),
                 _rob(board.robustness, search, sizes, types, sources, benches),
                 heatmap_figure(board.robustness),
-                styled(follow_frame(board.follow), one_decimal=("Switching %", "CI low", "CI high",
-                                                                  "Tests A adherence %", "Tests B adherence %",
-                                                                  "Explicit A %", "Explicit B %")),
+                styled(follow_frame(board.follow), one_decimal=FOLLOW_ONE_DECIMAL),
                 styled(detectors_frame(board.detectors)),
                 queue_frame(requests))
 
@@ -138,8 +138,89 @@ def build_app(store=None, published=None):
         except Exception:  # noqa: BLE001
             return []
 
-    num = "number"
-    rob_types = ["str", "str", num, num, num, num, num, num, num, "str", "str", "str", "str", "str"]
+    return refresh, refilter, submit
+
+
+def _robustness_tab(gr):
+    """Table 4 with its filters: ``([search, sizes, types, sources, benches], table)``."""
+    with gr.Tab("Robustness", id="robustness"):
+        with gr.Row():
+            search = gr.Textbox(label="Search models", placeholder="e.g. qwen; llama", scale=2,
+                                elem_id="search")
+            benches = gr.CheckboxGroup(list(BENCHMARKS), label="Benchmark")
+        with gr.Row():
+            sizes = gr.CheckboxGroup(["small", "large", "api", "unknown"], label="Model size")
+            types = gr.CheckboxGroup(list(MODEL_TYPES), label="Model type")
+            sources = gr.CheckboxGroup(list(SOURCE_LABEL.values()), label="Source")
+        rob = gr.Dataframe(headers=ROBUSTNESS_COLUMNS, datatype=ROBUSTNESS_TYPES, interactive=False,
+                           elem_id="robustness-table", label="Pass@1 (%) and signed change vs. Orig (pp)",
+                           max_height=700, pinned_columns=1)
+    return [search, sizes, types, sources, benches], rob
+
+
+def _heatmap_tab(gr):
+    """Figure 2: the drop heatmap's plot."""
+    with gr.Tab("Drop heatmap", id="heatmap"):
+        plot = gr.Plot(label="Figure 2", elem_id="heatmap")
+    return plot
+
+
+def _follow_tab(gr):
+    """The follow-tests table."""
+    with gr.Tab("Follows tests", id="follow"):
+        follow = gr.Dataframe(headers=FOLLOW_COLUMNS, interactive=False, elem_id="follow-table",
+                              datatype=["str", NUM, "str", NUM, NUM, NUM, NUM, NUM, NUM, "str"])
+    return follow
+
+
+def _detectors_tab(gr):
+    """Table 5: the detectors."""
+    with gr.Tab("Detectors", id="detectors"):
+        det = gr.Dataframe(headers=DETECTOR_COLUMNS, interactive=False, elem_id="detectors-table",
+                           datatype=["str", NUM, NUM, NUM, NUM, NUM, NUM, "str"])
+    return det
+
+
+def _submit_tab(gr):
+    """The submission form: ``([model, revision, precision, type, chat, submitter], button, message)``."""
+    with gr.Tab("Submit", id="submit"):
+        gr.Markdown("Submit a model from the Hub. It is checked (exists, licence, size) and then "
+                    "evaluated on every spec_defects task by the queue worker.")
+        with gr.Row():
+            s_model = gr.Textbox(label="Model (ORG/NAME)", elem_id="submit-model", max_length=200)
+            s_rev = gr.Textbox(label="Revision (commit sha or branch)", placeholder="main",
+                               elem_id="submit-revision", max_length=100)
+        with gr.Row():
+            s_prec = gr.Dropdown(list(PRECISIONS), value="bfloat16", label="Precision")
+            s_type = gr.Dropdown(list(MODEL_TYPES), value="pretrained", label="Model type")
+            s_chat = gr.Checkbox(label="Use the chat template", value=False)
+            s_who = gr.Textbox(label="Your name or Hub user (optional)", max_length=100,
+                               elem_id="submit-submitter")
+        s_btn = gr.Button("Submit for evaluation", variant="primary", elem_id="submit-button")
+        s_msg = gr.Markdown(elem_id="submit-message")
+    return [s_model, s_rev, s_prec, s_type, s_chat, s_who], s_btn, s_msg
+
+
+def _queue_tab(gr):
+    """The request queue: ``(refresh button, table)``."""
+    with gr.Tab("Queue", id="queue"):
+        q_btn = gr.Button("Refresh", elem_id="queue-refresh")
+        queue = gr.Dataframe(headers=QUEUE_COLUMNS, interactive=False, elem_id="queue-table",
+                             wrap=True)
+    return q_btn, queue
+
+
+def _about_tab(gr):
+    with gr.Tab("About", id="about"):
+        gr.Markdown(ABOUT)
+
+
+def build_app(store=None, published=None):
+    """The Blocks app. ``store``: a spec string (folder or ``hub:REQ,RES``) or a store object."""
+    import gradio as gr  # lazy: gradio is the app's optional dependency; the store and loaders work without it
+
+    store = open_store(store) if store is None or isinstance(store, (str, os.PathLike)) else store
+    refresh, refilter, submit = _handlers(store, published)
     with gr.Blocks(title="specdefects leaderboard") as demo:
         board_state = gr.State(None)
         gr.Markdown("# specdefects leaderboard\nHow much do defective task descriptions hurt code LLMs, "
@@ -147,60 +228,25 @@ def build_app(store=None, published=None):
                     f"Store: {escape_md(store.describe())}")
         warn = gr.Markdown(elem_id="load-warnings")
         with gr.Tabs():
-            with gr.Tab("Robustness", id="robustness"):
-                with gr.Row():
-                    search = gr.Textbox(label="Search models", placeholder="e.g. qwen; llama", scale=2,
-                                        elem_id="search")
-                    benches = gr.CheckboxGroup(list(BENCHMARKS), label="Benchmark")
-                with gr.Row():
-                    sizes = gr.CheckboxGroup(["small", "large", "api", "unknown"], label="Model size")
-                    types = gr.CheckboxGroup(list(MODEL_TYPES), label="Model type")
-                    sources = gr.CheckboxGroup(list(SOURCE_LABEL.values()), label="Source")
-                rob = gr.Dataframe(headers=ROBUSTNESS_COLUMNS, datatype=rob_types, interactive=False,
-                                   elem_id="robustness-table", label="Pass@1 (%) and signed change vs. Orig (pp)",
-                                   max_height=700, pinned_columns=1)
-            with gr.Tab("Drop heatmap", id="heatmap"):
-                plot = gr.Plot(label="Figure 2", elem_id="heatmap")
-            with gr.Tab("Follows tests", id="follow"):
-                follow = gr.Dataframe(headers=FOLLOW_COLUMNS, interactive=False, elem_id="follow-table",
-                                      datatype=["str", num, "str", num, num, num, num, num, num, "str"])
-            with gr.Tab("Detectors", id="detectors"):
-                det = gr.Dataframe(headers=DETECTOR_COLUMNS, interactive=False, elem_id="detectors-table",
-                                   datatype=["str", num, num, num, num, num, num, "str"])
-            with gr.Tab("Submit", id="submit"):
-                gr.Markdown("Submit a model from the Hub. It is checked (exists, licence, size) and then "
-                            "evaluated on every spec_defects task by the queue worker.")
-                with gr.Row():
-                    s_model = gr.Textbox(label="Model (ORG/NAME)", elem_id="submit-model", max_length=200)
-                    s_rev = gr.Textbox(label="Revision (commit sha or branch)", placeholder="main",
-                                       elem_id="submit-revision", max_length=100)
-                with gr.Row():
-                    s_prec = gr.Dropdown(list(PRECISIONS), value="bfloat16", label="Precision")
-                    s_type = gr.Dropdown(list(MODEL_TYPES), value="pretrained", label="Model type")
-                    s_chat = gr.Checkbox(label="Use the chat template", value=False)
-                    s_who = gr.Textbox(label="Your name or Hub user (optional)", max_length=100,
-                                       elem_id="submit-submitter")
-                s_btn = gr.Button("Submit for evaluation", variant="primary", elem_id="submit-button")
-                s_msg = gr.Markdown(elem_id="submit-message")
-            with gr.Tab("Queue", id="queue"):
-                q_btn = gr.Button("Refresh", elem_id="queue-refresh")
-                queue = gr.Dataframe(headers=QUEUE_COLUMNS, interactive=False, elem_id="queue-table",
-                                     wrap=True)
-            with gr.Tab("About", id="about"):
-                gr.Markdown(ABOUT)
+            filters, rob = _robustness_tab(gr)
+            plot = _heatmap_tab(gr)
+            follow = _follow_tab(gr)
+            det = _detectors_tab(gr)
+            submit_inputs, s_btn, s_msg = _submit_tab(gr)
+            q_btn, queue = _queue_tab(gr)
+            _about_tab(gr)
 
-        filters = [search, sizes, types, sources, benches]
         outs = [board_state, warn, rob, plot, follow, det, queue]
         demo.load(refresh, inputs=filters, outputs=outs)
         q_btn.click(refresh, inputs=filters, outputs=outs)
         for comp in filters:
             comp.change(refilter, inputs=[board_state] + filters, outputs=rob)
-        s_btn.click(submit, inputs=[s_model, s_rev, s_prec, s_type, s_chat, s_who], outputs=[s_msg, queue])
+        s_btn.click(submit, inputs=submit_inputs, outputs=[s_msg, queue])
     return demo
 
 
 def launch(store=None, host: str = "127.0.0.1", port: int | None = None, published=None, **kw):
-    import gradio as gr
+    import gradio as gr  # lazy: as in build_app
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
     demo = build_app(store, published)
     system = ["ui-sans-serif", "system-ui", "sans-serif"]  # no web fonts: works offline

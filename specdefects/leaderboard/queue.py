@@ -12,6 +12,7 @@ is killed and nothing is written.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import shlex
@@ -117,7 +118,6 @@ def run_request(store: LeaderboardStore, claim: Claim, runner: str = DEFAULT_RUN
         found = find_lmeval_results(out)
         if not found:
             raise RuntimeError(f"evaluation wrote no results_*.json under its output folder: {_tail(logfile, 4)}")
-        import json
         lmeval = json.loads(found[-1].read_text(encoding="utf-8"))
         summary = make_summary(lmeval, source="evaluated", request=req)
         files = sample_files(found[-1])

@@ -8,16 +8,24 @@ percent. Files that cannot be read are skipped with a warning (returned and logg
 
 from __future__ import annotations
 
+import csv
 import json
 import logging
 import math
 import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
+
+from ..models import is_registered
+from ..models import spec as model_spec
 from ..report.runs import model_name
 from ..vocabulary import BENCHMARKS, VARIANTS, parse_task_name
-from .submissions import MODEL_ID, now_iso
+from .store import _ts
+from .submissions import MODEL_ID, SubmissionError, check_model_id, now_iso
 
 log = logging.getLogger("specdefects.leaderboard")
 
@@ -177,7 +185,6 @@ def _rob_row(model, bench, vals: dict, source: str, tier: str, mtype: str, revis
 
 
 def load_published(folder: str | Path | None = None, warnings: list[str] | None = None) -> Board:
-    import csv
     folder = Path(folder) if folder else PUBLISHED_DIR
     board = Board()
     warnings = board.warnings if warnings is None else warnings
@@ -231,9 +238,6 @@ def evaluated_summaries(folders) -> list[dict]:
     """Summaries (source ``evaluated``) of lm-eval output folders run by this project, one per model:
     the spec_defects scores and follow-tests switching merged over the model's runs (a later file
     wins). The lm-eval blob is left out: the committed results folders hold it."""
-    from ..models import is_registered
-    from ..models import spec as model_spec
-
     merged: dict[str, dict] = {}
     files = [f for folder in folders for f in find_lmeval_results(folder)]
     for f in sorted(files, key=lambda p: p.name):
@@ -328,7 +332,6 @@ DETECTOR_COLUMNS = ["Classifier", "Trainable %", "Accuracy", "Precision", "Recal
 
 def robustness_frame(rows: list[dict], search: str = "", sizes=None, types=None, sources=None,
                      benchmarks=None):
-    import pandas as pd
     df = pd.DataFrame(rows, columns=ROBUSTNESS_COLUMNS)
     if search:
         terms = [t.strip().lower() for t in search.split(";") if t.strip()]
@@ -350,10 +353,9 @@ def styled(df, signed=(), one_decimal=()):
 
 def heatmap_figure(rows: list[dict], benchmarks=BENCHMARKS):
     """Figure 2: Pass@1 drop (percentage points) per model × benchmark/defect."""
-    import matplotlib
+    import matplotlib  # lazy: matplotlib loads only when the app draws the figure
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import numpy as np
+    import matplotlib.pyplot as plt  # lazy: as above
 
     cols = [(b, d) for b in benchmarks for d in DEFECTS]
     models = []
@@ -383,7 +385,6 @@ def heatmap_figure(rows: list[dict], benchmarks=BENCHMARKS):
 
 
 def follow_frame(rows: list[dict], search: str = ""):
-    import pandas as pd
     df = pd.DataFrame(rows, columns=FOLLOW_COLUMNS)
     if search:
         df = df[df["Model"].str.lower().str.contains(search.strip().lower(), regex=False)]
@@ -391,7 +392,6 @@ def follow_frame(rows: list[dict], search: str = ""):
 
 
 def detectors_frame(rows: list[dict]):
-    import pandas as pd
     return pd.DataFrame(rows, columns=DETECTOR_COLUMNS).sort_values("MCC", ascending=False).reset_index(drop=True)
 
 
@@ -400,11 +400,6 @@ QUEUE_COLUMNS = ["Model", "Revision", "Precision", "Type", "Status", "Submitted"
 
 
 def queue_frame(requests: list[dict]):
-    import time
-
-    import pandas as pd
-
-    from .store import _ts
     rows = []
     for r in requests:
         status = r.get("status")
@@ -419,7 +414,6 @@ def queue_frame(requests: list[dict]):
 
 def upload_results(store, folder: str | Path, model: str | None = None) -> list[str]:
     """Store an lm-eval output folder's results as self-reported rows (one per results_*.json folder)."""
-    from .submissions import SubmissionError, check_model_id
     found = find_lmeval_results(folder)
     if not found:
         raise SubmissionError(f"no lm-eval results_*.json under {folder}")

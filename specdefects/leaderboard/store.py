@@ -23,12 +23,15 @@ import json
 import logging
 import os
 import re
+import shutil
+import tempfile
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..files import write_json_atomic
+from ..hub import HubConflict, HubError, HubRepo
 from .submissions import SubmissionError, duplicate_message, duplicate_of, now_iso, validate_request
 
 log = logging.getLogger("specdefects.leaderboard")
@@ -61,7 +64,6 @@ def _create_exclusive(path: Path, obj: dict) -> bool:
 
     The content goes to a temp file first and is hard-linked into place: ``link`` fails when the
     name exists (like ``O_EXCL``) and a reader never sees the file half-written."""
-    import tempfile
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -170,7 +172,7 @@ class LocalStore(LeaderboardStore):
 
     @contextlib.contextmanager
     def _submit_lock(self):
-        import fcntl
+        import fcntl  # lazy: POSIX only; every other use of the store works without it
         self.requests.mkdir(parents=True, exist_ok=True)
         with open(self.requests / ".submit.lock", "a") as f:
             fcntl.flock(f, fcntl.LOCK_EX)
@@ -256,7 +258,6 @@ class LocalStore(LeaderboardStore):
         return self._complete(claim, status, error=error, result=result, files=files)
 
     def _complete(self, claim, status, *, error=None, result=None, files=None, check_attempt=True) -> bool:
-        import shutil
         if status not in ("FINISHED", "FAILED"):
             raise ValueError(f"complete with FINISHED or FAILED, not {status}")
         if check_attempt and self._attempts(claim.id) != claim.attempt:
@@ -291,7 +292,6 @@ class LocalStore(LeaderboardStore):
     # results ----------------------------------------------------------------------------------------
     @staticmethod
     def _write_result_dir(folder: Path, result: dict, files: dict[str, Path] | None) -> None:
-        import shutil
         folder.mkdir(parents=True, exist_ok=True)
         for name, src in (files or {}).items():
             if "/" in name or name.startswith(".") or name == "results.json":
@@ -315,7 +315,6 @@ class LocalStore(LeaderboardStore):
         return out
 
     def add_result(self, folder: str, result: dict, files: dict[str, Path] | None = None) -> str:
-        import shutil
         check_id(folder)
         staging = self.results / f".staging-{os.getpid()}-{time.time_ns()}"
         self._write_result_dir(staging, result, files)
@@ -333,7 +332,6 @@ class HubStore(LeaderboardStore):
 
     def __init__(self, requests_repo: str, results_repo: str, *, token: str | None = None,
                  endpoint: str | None = None, retries: int = 8):
-        from ..hub import HubRepo
         self.req = HubRepo(requests_repo, token=token, endpoint=endpoint)
         self.res = HubRepo(results_repo, token=token, endpoint=endpoint)
         self.retries = retries
@@ -384,7 +382,6 @@ class HubStore(LeaderboardStore):
                               parent_commit=sha)
 
     def _retrying(self, attempt_fn):
-        from ..hub import HubConflict
         for i in range(self.retries):
             try:
                 return attempt_fn()
@@ -527,7 +524,6 @@ def open_store(spec: str | os.PathLike | None = None, **kw) -> LeaderboardStore:
         parts = [p.strip() for p in spec[4:].split(",")]
         if len(parts) != 2 or not all(parts):
             raise SubmissionError(f"--store hub:REQUESTS_REPO,RESULTS_REPO expected, got {spec!r}")
-        from ..hub import HubError
         try:
             return HubStore(parts[0], parts[1], **kw)
         except HubError as e:

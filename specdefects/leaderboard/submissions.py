@@ -134,7 +134,7 @@ def check_model_on_hub(model: str, revision: str = "main", *, api=None, max_para
     """What the worker checks before running a Hub model: it exists (at ``revision``), has a licence
     and at most ``max_params`` parameters. Returns {license, params, sha}; raises SubmissionError."""
     if api is None:
-        from huggingface_hub import HfApi
+        from huggingface_hub import HfApi  # lazy: slow to import; only the queue worker's check needs it
         api = HfApi()
     try:
         info = api.model_info(model, revision=None if revision == "main" else revision)
