@@ -18,6 +18,8 @@ import json
 import sys
 from pathlib import Path
 
+from ..files import atomic_path
+
 MAX_DOC_CHARS = 2000
 
 
@@ -37,8 +39,6 @@ def compact_doc(doc: dict, max_doc_chars: int = MAX_DOC_CHARS) -> dict:
 def archive_samples(folder: str | Path, max_doc_chars: int = MAX_DOC_CHARS) -> list[Path]:
     """Gzip every ``samples_*.jsonl`` below ``folder`` with compact docs; the originals are removed
     once their archive is written. Returns the archives written."""
-    from ..files import atomic_path
-
     written = []
     for src in sorted(Path(folder).rglob("samples_*.jsonl")):
         dest = src.with_name(src.name + ".gz")

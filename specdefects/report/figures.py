@@ -8,6 +8,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from .runs import BENCHMARK_LABELS, VARIANT_LABELS, Run
@@ -39,10 +40,9 @@ def heatmap(data: Sequence[Run] | pd.DataFrame, path: str | os.PathLike,
     """Write the Figure 2 heatmap to ``path`` (PNG, or any format matplotlib infers from the
     suffix) and return the path. Cells are annotated; missing ones are grey with a dash.
     Colours are diverging around 0 (red: pass@1 fell)."""
-    import matplotlib
-    import numpy as np
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+    import matplotlib  # lazy: matplotlib is optional (the eval/leaderboard extras); only the figure needs it
+    from matplotlib.backends.backend_agg import FigureCanvasAgg  # lazy: as above
+    from matplotlib.figure import Figure  # lazy: as above
 
     mat = drop_matrix(_frame(data))
     if mat.empty or mat.shape[1] == 0:

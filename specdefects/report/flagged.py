@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pandas as pd
+from scipy.stats import fisher_exact
 
 from ..vocabulary import VARIANTS
 from .runs import Run
@@ -34,8 +35,6 @@ def flagged_pass_table(runs: Sequence[Run], labels: dict[tuple[str, str], str]) 
     """One row per model and benchmark: tasks flagged / not, Pass@1 (%) of each, the difference
     (points) and Fisher's exact p (two-sided). ``labels`` maps (benchmark, task_id) to the
     detector's label (``clean`` = not flagged)."""
-    from scipy.stats import fisher_exact
-
     rows = []
     for r in runs:
         by_bench: dict[str, dict[bool, list[float]]] = {}

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import re
 import warnings
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +28,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..files import write_text_atomic
+from ..metrics import mcnemar_exact, paired_difference, paired_switching
 from .runs import ReportError, ReportWarning, _date_id, _results_files, model_name, outcome, read_samples
 from .tables import GAP, frame_markdown, to_markdown
 
@@ -106,7 +108,6 @@ def answer_kind(scored) -> str:
 
 
 def _answer_counts(results_file: Path, task: str) -> dict[str, int]:
-    from collections import Counter
     c: Counter = Counter()
     for s in read_samples(results_file, task):
         resps = (s.get("filtered_resps") or [[]])[0]
@@ -217,8 +218,6 @@ def table2(runs: Sequence[FollowRun]) -> pd.DataFrame:
 
 def _difference(base: dict[str, list[int]], other: dict[str, list[int]], n_boot: int, seed: int) -> str:
     """``other - base`` over paired tasks with its task-bootstrap interval and McNemar p (run 0)."""
-    from ..metrics import mcnemar_exact, paired_difference
-
     common = sorted(set(base) & set(other))
     if not common:
         return GAP
@@ -271,8 +270,6 @@ def quality_table(runs: Sequence[FollowRun], n_boot: int = 5000, seed: int = 0) 
 def switching_per_run(runs: Sequence[FollowRun]) -> pd.DataFrame:
     """Paired switching of each run (repeat) separately, in percent: model, run, switching,
     n_instances (from the paired task's samples; empty without ``--log_samples``)."""
-    from ..metrics import paired_switching
-
     rows = []
     for r in runs:
         if not r.paired_rows:

@@ -9,6 +9,7 @@ metric's value). :func:`load_runs` accepts ``OUT``, a model folder or a results 
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 import warnings
@@ -16,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..models import is_registered
 from ..vocabulary import BENCHMARK_LABELS, BENCHMARKS, VARIANT_LABELS, VARIANTS, normalize_variant, parse_task_name  # noqa: F401  (re-exported)
 
 INSTRUCT_SUFFIX = " (instruct)"  # instruct-style tasks (spec_defects_*_instruct) are a model of their own
@@ -75,8 +77,6 @@ def model_name(data: dict, fallback: str | None) -> str | None:
 
 def registered_name(name: str) -> str:
     """A prepared folder of the model registry (``.../models/hf/<name>``) is shown by its registry name."""
-    from ..models import is_registered
-
     parts = name.replace("\\", "/").rstrip("/").split("/")
     if len(parts) >= 3 and parts[-3:-1] == ["models", "hf"] and is_registered(parts[-1]):
         return parts[-1]
@@ -122,7 +122,6 @@ def read_samples(results_file: Path, task: str) -> list[dict]:
         return []
     try:
         if path.suffix == ".gz":
-            import gzip
             f = gzip.open(path, "rt", encoding="utf-8")
         else:
             f = open(path, encoding="utf-8")

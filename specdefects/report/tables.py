@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from ..metrics import drops
-from .runs import BENCHMARK_LABELS, BENCHMARKS, VARIANT_LABELS, VARIANTS, Run, normalize_variant
+from ..metrics import drops, mcnemar_exact, paired_drops
+from .runs import BENCHMARK_LABELS, BENCHMARKS, VARIANT_LABELS, VARIANTS, ReportWarning, Run, normalize_variant
 
 GAP = "–"  # en dash: a model/benchmark/variant without a result
 LONG_COLUMNS = ["model", "benchmark", "variant", "pass_at_1", "abs_drop", "rel_drop_pct", "stderr"]
@@ -275,8 +277,6 @@ def outcome_frame(runs: Sequence[Run]) -> pd.DataFrame:
     """What the model's answers turned into, per model, benchmark and variant: one row per
     outcome (``OUTCOME_ORDER``: passed, failed a test, runtime error, timeout, ..., no code,
     empty) with its count and share (%), from the samples files."""
-    from collections import Counter
-
     counts: Counter = Counter()
     totals: Counter = Counter()
     for run in runs:
@@ -317,11 +317,6 @@ def paired_drops_frame(runs: Sequence[Run], n_boot: int = 5000, seed: int = 0) -
     n_unpaired, and the exact McNemar test of the paired outcomes: orig_only (tasks solved on
     Orig only), variant_only and mcnemar_p. Cells without 0/1 samples for Orig and the variant (one generation per
     document) are left out."""
-    import warnings
-
-    from ..metrics import mcnemar_exact, paired_drops
-    from .runs import ReportWarning
-
     out = []
     for run in runs:
         per: dict[str, dict[str, dict]] = {}
