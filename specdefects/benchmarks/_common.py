@@ -15,6 +15,7 @@ import ast
 import gzip
 import json
 import os
+import re
 import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -173,7 +174,7 @@ def rows_of_dataset(ds, label: str) -> Iterator[Row]:
 
 def load_dataset(*args, **kwargs):
     """``datasets.load_dataset`` looked up at call time (tests monkeypatch it)."""
-    import datasets
+    import datasets  # lazy: datasets (pyarrow, pandas) loads only for a Hub or parquet/json source
     return datasets.load_dataset(*args, **kwargs)
 
 
@@ -189,7 +190,7 @@ def hub_rows(repo_id: str, split: str, revision: str | None = None, name: str | 
 
 def hub_file(repo_id: str, filename: str, revision: str | None = None) -> Path:
     """A file of a Hub dataset repo, downloaded (and cached) with ``huggingface_hub.hf_hub_download``."""
-    import huggingface_hub
+    import huggingface_hub  # lazy: slow to import; only a Hub source needs it
     return Path(huggingface_hub.hf_hub_download(repo_id, filename, repo_type="dataset", revision=revision))
 
 
@@ -282,7 +283,6 @@ def defined_functions(code: str) -> list[str]:
     try:
         tree = parse_python(code)
     except SyntaxError:
-        import re
         return re.findall(r"^(?:def|class)\s+([A-Za-z_]\w*)", code, flags=re.M)
     return [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
 

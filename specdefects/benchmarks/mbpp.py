@@ -24,7 +24,7 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
-from ..records import Task, TestCase
+from ..records import RecordError, Task, TestCase
 from ._common import (
     Row,
     called_names,
@@ -133,6 +133,5 @@ def _check_unique(tasks: list[Task]) -> None:
     seen: set[str] = set()
     for t in tasks:
         if t.task_id in seen:
-            from ..records import RecordError
             raise RecordError(f"{t.benchmark}: task {t.task_id!r} appears more than once")
         seen.add(t.task_id)

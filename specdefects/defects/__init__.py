@@ -38,7 +38,7 @@ def mutate(task: Task, defect: str, seed: int = 0, engine: str = "rules") -> Mut
                          f"(records.DEFECTS: {', '.join(DEFECTS)})")
     if engine != "rules":
         if engine == "llm":  # the client: llm_engine.set_client(...) or SPECDEFECTS_LLM
-            from . import llm_engine
+            from . import llm_engine  # lazy: the LLM client is >half this package's import; check needs none
             return llm_engine.mutate(task, defect, seed)
         raise ValueError(f"unknown engine {engine!r}; choose from {', '.join(ENGINES)}")
     task_id = getattr(task, "task_id", "?")
@@ -65,7 +65,7 @@ def mutate_many(tasks: Iterable[Task], defects: Iterable[str] = ("LV", "US", "SF
     pairs = [(t, d) for t in tasks for d in defects]
     it = pairs
     if progress:
-        from tqdm.auto import tqdm
+        from tqdm.auto import tqdm  # lazy: 0.1 s to import; `specdefects check` imports this package, bar-less
         it = tqdm(pairs, desc=f"mutating ({'/'.join(defects)})", unit="mutant")
     for t, d in it:
         r = mutate(t, d, seed=seed, engine=engine)

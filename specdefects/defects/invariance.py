@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..execution import check_references
 from ..records import ExecResult, Mutant
 
 
@@ -17,8 +18,6 @@ def check_invariance(mutants: Iterable[Mutant], workers: int | None = None, prog
     """One :class:`ExecResult` per mutant (same order): its ``task.reference`` run against
     ``task``'s tests through :func:`specdefects.execution.check_references`. Mutants
     without a reference (LiveCodeBench) get an ``error`` result saying so."""
-    from ..execution import check_references
-
     mutants = list(mutants)
     with_ref = [i for i, m in enumerate(mutants) if m.task.reference.strip()]
     results = check_references([mutants[i].task for i in with_ref], workers=workers, progress=progress, **kw)

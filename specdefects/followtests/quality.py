@@ -52,7 +52,16 @@ import numpy as np
 from ..execution import Limits, values_equal
 from ..records import RecordError, Task, TestCase, decode_value, encode_value
 from .kills import Call, Job, run_versions
-from .matched import Exclusion, MatchedTask, _call, heldout, interface_of, render_matched_prompt, strip_examples
+from .matched import (
+    Exclusion,
+    MatchedTask,
+    _call,
+    heldout,
+    interface_of,
+    matched_features,
+    render_matched_prompt,
+    strip_examples,
+)
 from .mutation import MAX_MUTANTS, CodeMutant, MutationError, mutate_reference
 
 SUITES = ("high", "low", "random")
@@ -419,9 +428,8 @@ def quality_rows(qts: Iterable[QualityTask]) -> list[dict]:
 
 
 def quality_features():
-    from datasets import Features, List, Value
+    from datasets import Features, List, Value  # lazy: datasets (pyarrow, pandas) loads only to write a build
 
-    from .matched import matched_features
     f = dict(matched_features())
     s = Value("string")
     f.update(suite=s, selection_detection=Value("float64"), validation_detection=Value("float64"),

@@ -35,6 +35,7 @@ def classification_report(y_true: Sequence[Any], y_pred: Sequence[Any],
         if unknown:
             raise ValueError(f"{name} holds label(s) outside {labels!r}: e.g. {unknown[0]!r}")
 
+    # lazy: scikit-learn on first use (the package docstring's promise: importing metrics stays cheap)
     from sklearn.metrics import accuracy_score, confusion_matrix, matthews_corrcoef, precision_recall_fscore_support
 
     p, r, f, _ = precision_recall_fscore_support(yt, yp, labels=labels, average="macro", zero_division=0)

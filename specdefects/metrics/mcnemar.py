@@ -27,7 +27,7 @@ def mcnemar_exact(a: Sequence[Any], b: Sequence[Any]) -> dict:
     if n_disc == 0:
         p = 1.0
     else:
-        from scipy.stats import binomtest  # imported here: scipy.stats takes a while to load
+        from scipy.stats import binomtest  # lazy: scipy.stats takes a while to load (metrics stays cheap)
 
         p = float(binomtest(n_b, n_disc, 0.5, alternative="two-sided").pvalue)
     return {"b": n_b, "c": n_c, "n_discordant": n_disc, "n": len(xa),

