@@ -20,6 +20,6 @@ __all__ = ["LABELS", "Detector", "ValidatorError", "latest_path", "load_detector
 
 def __getattr__(name):  # heavy modules on demand
     if name == "check_texts":
-        from .check import check_texts
+        from .check import check_texts  # lazy: every command imports this package; check adds numpy and defects
         return check_texts
     raise AttributeError(name)

@@ -3,12 +3,17 @@ evidence. Bad input gets a clear answer or a one-line error, never a traceback."
 
 from __future__ import annotations
 
+import json
 import os
+import sys
 import unicodedata
 from pathlib import Path
 
+from .decision import check_threshold, decide, operating_threshold
 from .errors import ValidatorError
-from .model import LABELS, MAX_CHARS, latest_path
+from .evidence import evidence, summarize
+from .model import LABELS, MAX_CHARS, latest_path, load_detector
+from .shipped import shipped_path
 
 
 def no_model_message() -> str:
@@ -23,7 +28,6 @@ def resolve_model(model: str | None) -> str:
     p = latest_path()
     if (p / "config.json").exists():
         return str(p)
-    from .shipped import shipped_path
     shipped = shipped_path()
     if shipped is None:
         raise ValidatorError(no_model_message())
@@ -60,8 +64,6 @@ def validate_text(text: str) -> list[str]:
 def read_file(path: str) -> list[str]:
     """Descriptions in a file: JSON lines with ``text`` (or ``description``), or a text file with one
     description per paragraph (blank-line separated); ``-`` reads standard input."""
-    import json
-    import sys
     if path == "-":
         raw = sys.stdin.buffer.read()
     else:
@@ -99,12 +101,9 @@ def check_texts(texts: list[str], model: str | None = None, detector=None, batch
     """One result dict per text: label at the operating point, class probabilities, evidence (structured
     and as lines), notes. ``threshold`` overrides the detector's operating point (see :mod:`.decision`);
     ``argmax=True`` takes the likeliest class instead."""
-    from .decision import check_threshold, decide, operating_threshold
-    from .evidence import evidence, summarize
     notes = [validate_text(t) for t in texts]
     threshold = check_threshold(threshold)
     if detector is None:
-        from .model import load_detector
         detector = load_detector(resolve_model(model))
     if threshold is None and not argmax:
         threshold = operating_threshold(detector)

