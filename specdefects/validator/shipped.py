@@ -20,8 +20,6 @@ from pathlib import Path
 
 from .. import __version__
 from ..files import atomic_dir
-from .data import load_validator
-from .decision import set_operating_point
 from .errors import ValidatorError
 from .model import META_FILE
 
@@ -54,10 +52,8 @@ def build_default(out: str | Path, sources: dict[str, str] | None = None, progre
         except BuildError as e:
             raise ValidatorError(f"cannot build the training data: {e}") from None
         res = train(TrainConfig(data=str(data), out=str(Path(tmp) / "train"), regime="hybrid", seeds=SEEDS,
-                                publish=False, progress=progress))
+                                publish=False, progress=progress, specificity=SPECIFICITY))
         fp = fingerprint(data, "validator")
-        operating_point = set_operating_point(res["model"], load_validator(str(data), splits=("validation",))
-                                              ["validation"], SPECIFICITY)
         provenance = {
             "detector": "hybrid (TF-IDF + evidence features, scikit-learn)", "seeds": list(SEEDS),
             "chosen_seed": res.get("best_seed"), "specdefects": __version__,
@@ -67,7 +63,7 @@ def build_default(out: str | Path, sources: dict[str, str] | None = None, progre
             "test_chosen": _rounded(next((r.get("test") for r in res["runs"] if r["seed"] == res.get("best_seed")),
                                          None)),
             "test_mean_over_seeds": _rounded(res.get("mean_test")),
-            "operating_point": operating_point,
+            "operating_point": res["operating_point"],
             "command": "specdefects validator build-default --out DIR"
                        + "".join(f" --source {b}={s}" for b, s in sources.items()),
             "built": time.strftime("%Y-%m-%d"), "build_s": round(time.perf_counter() - t0, 1),
