@@ -184,12 +184,14 @@ def real_description_report(det, rows_data: dict, split: str, out_p: Path, thres
     spec = specificity(det, rows_data, split, t)
     dev = real_dev_report(det, t, load_real_dev(real_dev or REAL_DEV))
     rows = rows_data[split]
-    p_defect = [1.0 - float(p[0]) for p in det.predict_proba(rows["text"])]
-    curve = reliability([int(lab != "clean") for lab in rows["label"]], p_defect)
+    probs = det.predict_proba(rows["text"])
+    curve = reliability([int(lab != "clean") for lab in rows["label"]], [1.0 - float(p[0]) for p in probs])
     reliability_png({detector_name(det.path): curve}, out_p / "reliability.png",
                     f"{detector_name(det.path)}: P(defect) on the {split} split")
-    (out_p / "real_descriptions.md").write_text(report_md(spec, dev, split))
-    return {"operating_point": {"threshold": t}, "specificity": spec, "real_dev": dev, "reliability": curve}
+    scores = _scores(rows["label"], decide(probs, t))  # the synthetic task, scored at the operating point
+    (out_p / "real_descriptions.md").write_text(report_md(spec, dev, split, scores))
+    return {"operating_point": {"threshold": t, "scores": scores}, "specificity": spec, "real_dev": dev,
+            "reliability": curve}
 
 
 def _slug(s: str) -> str:

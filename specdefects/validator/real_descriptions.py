@@ -91,8 +91,14 @@ def real_dev_report(det, threshold: float | None, rows: list[dict] | None = None
     return out
 
 
-def report_md(spec: dict, dev: dict, split: str) -> str:
-    lines = ["# Real descriptions", "", f"## Clean originals (split `{split}` and all splits)", "",
+def report_md(spec: dict, dev: dict, split: str, scores: dict | None = None) -> str:
+    lines = ["# Real descriptions", ""]
+    if scores:
+        t = spec["operating_point"]["threshold"]
+        lines += [f"At the operating point ({'argmax' if t is None else f'P(defect) >= {t:.3f}'}) the `{split}` split "
+                  f"scores MCC {scores['mcc']:.3f}, macro-F1 {scores['f1']:.3f}; F1 "
+                  + " / ".join(f"{lab} {v['f1']:.3f}" for lab, v in scores["per_class"].items()) + ".", ""]
+    lines += [f"## Clean originals (split `{split}` and all splits)", "",
              "| decision | benchmark | originals of the split left clean | all originals flagged |",
              "|---|---|---|---|"]
     for name in ("argmax", "operating_point"):
