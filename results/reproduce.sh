@@ -18,7 +18,7 @@ FOLLOW_DATA=${FOLLOW_DATA:-out/follow-tests}
 BATCH=${BATCH:-128}
 export VLLM_CPU_KVCACHE_SPACE=${VLLM_CPU_KVCACHE_SPACE:-4} VLLM_ENABLE_V1_MULTIPROCESSING=0
 
-ALL_RUNS="he-0.5b paired-0.5b matched-he-0.5b quality-0.5b matched-mbpp-0.5b he-1.5b mbpp-sample-0.5b mbpp-0.5b"
+ALL_RUNS="he-0.5b paired-0.5b matched-he-0.5b quality-0.5b matched-mbpp-0.5b he-1.5b mbpp-0.5b"  # also: mbpp-sample-0.5b
 
 spec_data() {
   [ -f "$SPEC_DATA/build_report.json" ] || "$VENV_BIN/specdefects" build spec-defects --out "$SPEC_DATA" \
@@ -100,4 +100,5 @@ one() {
 
 if [ "${1:-}" = finalize ]; then shift; finalize "$@"; exit; fi
 for r in ${@:-$ALL_RUNS}; do one "$r"; done
-"$VENV_BIN/specdefects" report results/*/*/ --out results/report > /dev/null && echo "report: results/report/"
+runs=(); for d in results/*/*/; do [ -f "$d/meta.json" ] && runs+=("$d"); done   # model runs, not the detector's
+"$VENV_BIN/specdefects" report "${runs[@]}" --out results/report > /dev/null && echo "report: results/report/"
