@@ -157,3 +157,24 @@ def test_flagged_joins_the_committed_real_model_runs(tmp_path, capsys):
         total = (row.pass1_flagged * row.flagged if row.flagged else 0) + row.pass1_unflagged * row.unflagged
         assert total / 164 == pytest.approx(100 * model.passed.mean())
     assert "# Original descriptions flagged" in (tmp_path / "flagged.md").read_text()
+
+
+def test_a_detector_without_or_with_a_broken_operating_point(tmp_path, capsys):
+    import shutil
+
+    from specdefects.validator.model import META_FILE
+    folder = tmp_path / "det"
+    shutil.copytree(shipped_path(), folder)
+    meta = json.loads((folder / META_FILE).read_text())
+    old = dict(meta)
+    old.pop("operating_point")  # as trained before operating points existed: the argmax
+    (folder / META_FILE).write_text(json.dumps(old))
+    assert main(["check", "--model", str(folder), "--json", "Return the sum of a list."]) == 0
+    assert json.loads(capsys.readouterr().out)["threshold"] is None
+    for broken in ({"threshold": 5}, {"threshold": "high"}, "0.9", {"rule": "?"}):
+        (folder / META_FILE).write_text(json.dumps(meta | {"operating_point": broken}))
+        assert main(["check", "--model", str(folder), "Return the sum of a list."]) == 2
+        err = capsys.readouterr().err
+        assert "broken operating_point" in err and str(folder) in err and len(err.strip().splitlines()) == 1
+        assert main(["check", "--model", str(folder), "--argmax", "Return the sum of a list."]) == 0
+        capsys.readouterr()

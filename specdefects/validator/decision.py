@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from ..files import write_json_atomic
+from .errors import ValidatorError
 from .model import LABELS, META_FILE, load_detector, read_meta
 
 CLEAN = LABELS.index("clean")
@@ -30,10 +31,17 @@ CLEAN = LABELS.index("clean")
 
 def operating_threshold(detector) -> float | None:
     """The threshold a detector folder records (``None``: the plain argmax)."""
-    meta = getattr(detector, "meta", None) or read_meta(getattr(detector, "path", "") or "")
-    op = (meta or {}).get("operating_point") or {}
-    t = op.get("threshold")
-    return float(t) if isinstance(t, (int, float)) else None
+    where = getattr(detector, "path", "") or ""
+    meta = getattr(detector, "meta", None) or read_meta(where)
+    op = (meta or {}).get("operating_point")
+    if op is None:  # a detector trained before operating points existed: the argmax, as it was
+        return None
+    t = op.get("threshold") if isinstance(op, dict) else None
+    if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0.0 < t < 1.0:
+        raise ValidatorError(f"{where or 'the detector'}: {META_FILE} has a broken operating_point ({op!r}); its "
+                             f"threshold must be a number strictly between 0 and 1 (pass --threshold or --argmax, "
+                             f"or retrain)")
+    return float(t)
 
 
 def check_threshold(threshold: float | None) -> float | None:
