@@ -3,6 +3,8 @@
 import ast
 from pathlib import Path
 
+import pytest
+
 PKG = Path(__file__).resolve().parents[1] / "specdefects"
 
 LAYERS = {
@@ -54,9 +56,5 @@ def test_the_check_sees_an_upward_import(tmp_path, monkeypatch):
     (fake / "records.py").write_text(bad.read_text() + "\nfrom .report import runs  # upward\n")
     monkeypatch.setattr(__import__(__name__), "PKG", fake)
     assert [t for _, t in _imports(fake / "records.py")][-1] == "report"
-    try:
+    with pytest.raises(AssertionError, match=r"records.py:\d+ \(layer 0\) imports report \(layer 3\)"):
         test_no_module_imports_a_higher_layer()
-    except AssertionError as e:
-        assert "records.py" in str(e) and "imports report (layer 3)" in str(e)
-    else:
-        raise AssertionError("an upward import went unnoticed")

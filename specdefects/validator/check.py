@@ -9,7 +9,7 @@ import sys
 import unicodedata
 from pathlib import Path
 
-from .decision import check_threshold, decide, operating_threshold
+from .decision import check_threshold, decide, resolve_threshold
 from .errors import ValidatorError
 from .evidence import evidence, summarize
 from .model import LABELS, MAX_CHARS, latest_path, load_detector
@@ -102,26 +102,25 @@ def check_texts(texts: list[str], model: str | None = None, detector=None, batch
     and as lines), notes. ``threshold`` overrides the detector's operating point (see :mod:`.decision`);
     ``argmax=True`` takes the likeliest class instead."""
     notes = [validate_text(t) for t in texts]
-    threshold = check_threshold(threshold)
+    check_threshold(threshold)  # a bad --threshold is an error before any model loads
     if detector is None:
         detector = load_detector(resolve_model(model))
-    if threshold is None and not argmax:
-        threshold = operating_threshold(detector)
+    threshold = resolve_threshold(detector, threshold, argmax)
     probs = detector.predict_proba(texts, batch_size=batch_size)
     out = []
-    for t, p, n, lab in zip(texts, probs, notes, decide(probs, None if argmax else threshold)):
+    for t, p, n, lab in zip(texts, probs, notes, decide(probs, threshold)):
         ev = evidence(t[:MAX_CHARS * 5], extra_known=getattr(detector, "known_words", frozenset()))
         p_defect = round(1.0 - float(p[0]), 4)
         out.append({"label": lab, "flagged": lab != "clean", "p_defect": p_defect,
-                    "threshold": None if argmax else threshold, "verdict": _verdict(lab, p_defect, threshold, argmax),
+                    "threshold": threshold, "verdict": _verdict(lab, p_defect, threshold),
                     "probabilities": {k: round(float(v), 4) for k, v in zip(LABELS, p)},
                     "evidence": ev, "explanation": summarize(ev, lab), "notes": n,
                     "text": t if len(t) <= 300 else t[:297] + "...", "detector": str(getattr(detector, "path", ""))})
     return out
 
 
-def _verdict(label: str, p_defect: float, threshold: float | None, argmax: bool) -> str:
-    if argmax or threshold is None:
+def _verdict(label: str, p_defect: float, threshold: float | None) -> str:
+    if threshold is None:
         return f"{label} (the likeliest class)"
     if label == "clean":
         return f"probably fine (P(defect) {p_defect:.2f} < {threshold:.2f})"

@@ -53,17 +53,21 @@ def check_threshold(threshold: float | None) -> float | None:
 def decide(probs, threshold: float | None) -> list[str]:
     """Labels at the operating point (``threshold=None``: the argmax of the four classes)."""
     p = np.asarray(probs, dtype=np.float64).reshape(-1, len(LABELS))
-    out = []
-    for row in p:
-        if threshold is None:
-            out.append(LABELS[int(row.argmax())])
-        elif 1.0 - row[CLEAN] >= threshold:
-            defects = row.copy()
-            defects[CLEAN] = -1.0
-            out.append(LABELS[int(defects.argmax())])
-        else:
-            out.append("clean")
-    return out
+    if threshold is None:
+        return [LABELS[i] for i in p.argmax(1)]
+    defects = p.copy()
+    defects[:, CLEAN] = -1.0
+    idx = np.where(1.0 - p[:, CLEAN] >= threshold, defects.argmax(1), CLEAN)
+    return [LABELS[i] for i in idx]
+
+
+def resolve_threshold(detector, threshold: float | None = None, argmax: bool = False) -> float | None:
+    """The threshold to decide with: ``None`` for ``argmax``, else ``threshold`` (checked), else the
+    detector's own operating point."""
+    if argmax:
+        return None
+    t = check_threshold(threshold)
+    return operating_threshold(detector) if t is None else t
 
 
 def choose_threshold(p_defect_clean: Sequence[float], specificity: float = 0.95) -> float:

@@ -24,7 +24,7 @@ from ..llm import LLMClient
 from ..metrics.classification import classification_report
 from .baselines import LLMBaseline, TfidfBaseline, pick_shots
 from .data import load_validator
-from .decision import check_threshold, decide, operating_threshold, reliability, reliability_png
+from .decision import decide, reliability, reliability_png, resolve_threshold
 from .errors import ValidatorError
 from .evidence import evidence, summarize
 from .model import LABELS, load_detector, read_meta
@@ -114,16 +114,15 @@ def evaluate(models: Sequence[str], data: str, out: str, split: str = "test", tf
         png = out_p / "embedding_tsne.png"
         tsne_png(det.embed(texts), y, png, seed=seed, title=f"{detector_name(det.path)}: t-SNE of {split} features")
         summary["files"]["embedding_tsne"] = str(png)
+    t = resolve_threshold(first_det[0], threshold) if first_det is not None else None
     if first_det is not None and real_defects:
-        det, pred = first_det
-        t = check_threshold(threshold)
-        flagged = flag_real_defects(det, test, operating_threshold(det) if t is None else t)
+        flagged = flag_real_defects(test, *first_det, t)
         summary["real_defects"] = flagged
         (out_p / "real_defects.jsonl").write_text("".join(json.dumps(f) + "\n" for f in flagged))
         (out_p / "real_defects.md").write_text(real_defects_md(flagged, sum(1 for v in y if v == "clean")))
         summary["files"]["real_defects"] = str(out_p / "real_defects.md")
     if first_det is not None:
-        summary.update(real_description_report(first_det[0], rows_data, split, out_p, threshold, real_dev))
+        summary.update(real_description_report(*first_det, rows_data, split, out_p, t, real_dev))
         summary["files"]["real_descriptions"] = str(out_p / "real_descriptions.md")
         summary["files"]["reliability"] = str(out_p / "reliability.png")
     (out_p / "evaluation.json").write_text(json.dumps(summary, indent=2, default=str))
@@ -133,18 +132,18 @@ def evaluate(models: Sequence[str], data: str, out: str, split: str = "test", tf
 
 def _detector_result(m: str, texts: Sequence[str], y: Sequence[str]) -> tuple[dict, tuple]:
     """One detector on the split (a training output: its seeds' scores averaged): the result row and
-    ``(detector, predictions)`` of its first folder."""
+    ``(detector, class probabilities of the split)`` of its first folder."""
     folders = detector_folders(m)
     reports, times = [], []
     first = None
     for f in folders:
         det = load_detector(f)
         t0 = time.perf_counter()
-        pred = det.predict(texts)
+        probs = det.predict_proba(texts)
         times.append(time.perf_counter() - t0)
-        reports.append(_scores(y, pred))
+        reports.append(_scores(y, decide(probs, None)))
         if first is None:
-            first = (det, pred)
+            first = (det, probs)
     meta = read_meta(folders[0])
     res = {"classifier": detector_name(folders[0]), "kind": "detector", "path": m, "folders": folders,
            "trainable_pct": float(meta.get("trainable_pct", 100.0)), **_mean(reports),
@@ -175,22 +174,20 @@ def _baseline_results(rows_data: dict, data: str, texts: Sequence[str], y: Seque
     return results
 
 
-def real_description_report(det, rows_data: dict, split: str, out_p: Path, threshold: float | None = None,
+def real_description_report(det, probs, rows_data: dict, split: str, out_p: Path, threshold: float | None,
                             real_dev: str | None = None) -> dict:
-    """The detector on real descriptions at its operating point (see :mod:`.real_descriptions`), and
-    the reliability of its P(defect) on the split; writes ``real_descriptions.md`` and ``reliability.png``."""
-    t = check_threshold(threshold)
-    t = operating_threshold(det) if t is None else t
-    spec = specificity(det, rows_data, split, t)
-    dev = real_dev_report(det, t, load_real_dev(real_dev or REAL_DEV))
-    rows = rows_data[split]
-    probs = det.predict_proba(rows["text"])
-    curve = reliability([int(lab != "clean") for lab in rows["label"]], [1.0 - float(p[0]) for p in probs])
+    """The detector on real descriptions at its operating point ``threshold`` (see
+    :mod:`.real_descriptions`) and the reliability of its P(defect) on the split (``probs``: its class
+    probabilities there); writes ``real_descriptions.md`` and ``reliability.png``."""
+    spec = specificity(det, rows_data, split, threshold)
+    dev = real_dev_report(det, threshold, load_real_dev(real_dev or REAL_DEV))
+    labels = rows_data[split]["label"]
+    curve = reliability([int(lab != "clean") for lab in labels], [1.0 - float(p[0]) for p in probs])
     reliability_png({detector_name(det.path): curve}, out_p / "reliability.png",
                     f"{detector_name(det.path)}: P(defect) on the {split} split")
-    scores = _scores(rows["label"], decide(probs, t))  # the synthetic task, scored at the operating point
+    scores = _scores(labels, decide(probs, threshold))  # the synthetic task, scored at the operating point
     (out_p / "real_descriptions.md").write_text(report_md(spec, dev, split, scores))
-    return {"operating_point": {"threshold": t, "scores": scores}, "specificity": spec, "real_dev": dev,
+    return {"operating_point": {"threshold": threshold, "scores": scores}, "specificity": spec, "real_dev": dev,
             "reliability": curve}
 
 
@@ -265,22 +262,16 @@ def tsne_png(X, labels: Sequence[str], path: Path, seed: int = 0, title: str = "
     plt.close(fig)
 
 
-def flag_real_defects(det, split_rows: dict, threshold: float | None = None) -> list[dict]:
+def flag_real_defects(split_rows: dict, det, probs, threshold: float | None = None) -> list[dict]:
     """Clean originals the detector flags at its operating point (``threshold``; ``None``: argmax),
-    most confident first, with evidence."""
-    idx = [i for i, y in enumerate(split_rows["label"]) if y == "clean"]
-    if not idx:
-        return []
-    texts = [split_rows["text"][i] for i in idx]
-    probs = det.predict_proba(texts)
+    most confident first, with evidence. ``probs``: the detector's class probabilities of the split."""
     out = []
-    for k, (i, lab) in enumerate(zip(idx, decide(probs, threshold))):
-        p = probs[k]
-        if lab != "clean":
-            ev = evidence(texts[k])
+    for i, (lab, p) in enumerate(zip(decide(probs, threshold), probs)):
+        if split_rows["label"][i] == "clean" and lab != "clean":
+            text = split_rows["text"][i]
             out.append({"uid": split_rows["uid"][i], "benchmark": split_rows["benchmark"][i], "label": lab,
-                        "probability": float(p[LABELS.index(lab)]), "p_clean": float(p[0]), "text": texts[k],
-                        "evidence": summarize(ev, lab)})
+                        "probability": float(p[LABELS.index(lab)]), "p_clean": float(p[0]), "text": text,
+                        "evidence": summarize(evidence(text), lab)})
     out.sort(key=lambda d: -d["probability"])
     return out
 

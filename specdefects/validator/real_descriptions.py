@@ -51,17 +51,14 @@ def _share(flags: list[bool]) -> float | None:
 
 def specificity(det, rows_data: dict, split: str, threshold: float | None) -> dict:
     """Per benchmark: originals of ``split`` left clean, and originals of every split flagged."""
+    clean = {s: [i for i, lab in enumerate(rows["label"]) if lab == "clean"] for s, rows in rows_data.items()}
+    probs = {s: det.predict_proba([rows_data[s]["text"][i] for i in idx]) for s, idx in clean.items() if idx}
     out: dict = {}
     for name, t in (("argmax", None), ("operating_point", threshold)):
         per: dict = {}
-        for s, rows in rows_data.items():
-            idx = [i for i, lab in enumerate(rows["label"]) if lab == "clean"]
-            if not idx:
-                continue
-            labels = decide(det.predict_proba([rows["text"][i] for i in idx]), t)
-            for i, lab in zip(idx, labels):
-                b = rows["benchmark"][i] or "all"
-                d = per.setdefault(b, {"split": [], "all": []})
+        for s, p in probs.items():
+            for i, lab in zip(clean[s], decide(p, t)):
+                d = per.setdefault(rows_data[s]["benchmark"][i] or "all", {"split": [], "all": []})
                 d["all"].append(lab != "clean")
                 if s == split:
                     d["split"].append(lab == "clean")
