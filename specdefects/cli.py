@@ -358,6 +358,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .validator.cli import add_check_parser, add_validator_parser  # validator train|evaluate|push, check
     add_validator_parser(sub)
     add_check_parser(sub)
+
+    from .followtests.cli import add_represent_parser  # record | analyze
+    add_represent_parser(sub)
     return parser
 
 
