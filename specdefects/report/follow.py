@@ -35,6 +35,9 @@ from .tables import GAP, frame_markdown, to_markdown
 PAIRED_TASK = "spec_follow_tests_paired"
 MATCHED_RE = re.compile(r"^spec_follow_tests_matched_(?P<benchmark>humanevalplus|mbppplus|livecodebench)_"
                         r"(?P<condition>nl_only|correct_io|wrong_io|inputs_only)$")
+# the controls config's tasks (k tests, assertions only, shuffled, another task's tests), named as the matched ones
+CONTROLS_RE = re.compile(r"^spec_follow_tests_controls_(?P<benchmark>humanevalplus|mbppplus|livecodebench)_"
+                         r"(?P<condition>[a-z0-9_]+)$")
 QUALITY_RE = re.compile(r"^spec_follow_tests_quality_(?P<suite>high|low|random)$")
 CONDITIONS = ("nl_only", "correct_io", "wrong_io", "inputs_only")
 CONDITION_LABELS = {"nl_only": "NL only", "correct_io": "Correct I/O", "wrong_io": "Wrong I/O",
@@ -50,14 +53,16 @@ TABLE2_COLUMNS = [("explicit_a_adherence", "Explicit A"), ("explicit_b_adherence
 @dataclass
 class FollowRun:
     """One model's follow-tests results. ``paired``: metric -> fraction (lm-eval's aggregations);
-    ``matched``: (benchmark, condition) -> pass@1; ``quality``: suite -> pass@1; ``outcomes``:
-    (kind, benchmark_or_suite, condition) -> task_id -> per-run 0/1 outcomes from samples files;
+    ``matched``: (benchmark, condition) -> pass@1; ``controls``: the same for the controls config's
+    tasks; ``quality``: suite -> pass@1; ``outcomes``: (kind, benchmark_or_suite, condition) ->
+    task_id -> per-run 0/1 outcomes from samples files (kind: matched, controls or quality);
     ``paired_rows``: the paired task's per-generation rows (from its samples file); ``answers``:
     task -> what its answers became (:func:`answer_kind`) -> count."""
 
     model: str
     paired: dict[str, float] = field(default_factory=dict)
     matched: dict[tuple[str, str], float] = field(default_factory=dict)
+    controls: dict[tuple[str, str], float] = field(default_factory=dict)
     quality: dict[str, float] = field(default_factory=dict)
     outcomes: dict[tuple[str, str, str], dict[str, list[int]]] = field(default_factory=dict)
     paired_rows: list[dict] = field(default_factory=list)
@@ -167,14 +172,15 @@ def load_follow_runs(paths: str | Path | Iterable[str | Path], require: bool = T
                     if v is not None:
                         run.paired[m] = v
                 run.paired_rows = _paired_rows(f) or run.paired_rows
-            elif (m := MATCHED_RE.match(task)) or (q := QUALITY_RE.match(task)):
+            elif (m := MATCHED_RE.match(task) or CONTROLS_RE.match(task)) or (q := QUALITY_RE.match(task)):
                 v = _value(metrics, "pass@1")
                 if v is None:
                     continue
                 run = runs.setdefault(name, FollowRun(model=name))
                 if m:
-                    key = ("matched", m.group("benchmark"), m.group("condition"))
-                    run.matched[key[1:]] = v
+                    kind = "matched" if m.re is MATCHED_RE else "controls"
+                    key = (kind, m.group("benchmark"), m.group("condition"))
+                    (run.matched if kind == "matched" else run.controls)[key[1:]] = v
                 else:
                     key = ("quality", q.group("suite"), "")
                     run.quality[key[1]] = v
