@@ -55,7 +55,30 @@ def test_task_layout_is_complete():
     names = all_names()
     files = {p.stem for p in (tasks_dir() / "spec_follow_tests").glob("*.yaml")}
     assert set(names["tasks"]) | set(names["groups"]) == files
-    assert {"spec_follow_tests", "spec_follow_tests_matched", "spec_follow_tests_quality"} <= set(names["groups"])
+    assert {"spec_follow_tests", "spec_follow_tests_matched", "spec_follow_tests_controls",
+            "spec_follow_tests_quality"} <= set(names["groups"])
+
+
+def test_reference_model_passes_every_control_prompt_on_the_same_heldout_tests(follow_data, tmp_path):
+    import datasets
+    rows = datasets.load_dataset(str(follow_data), "controls", split="test")
+    described = {r["uid"]: r["description"] for r in datasets.load_dataset(str(follow_data), "matched", split="test")}
+    conds = sorted({r["condition"] for r in rows if r["benchmark"] == "mbppplus"})
+    assert {"tests_1", "tests_2", "assertions_only"} <= set(conds)
+    r = follow_eval(["--model", "specdefects-reference", "--tasks", "spec_follow_tests_controls_mbppplus",
+                     "--confirm_run_unsafe_code"], follow_data, tmp_path)
+    assert r.returncode == 0, r.stderr[-3000:]
+    res = results_of(tmp_path)
+    for cond in conds:
+        task = f"spec_follow_tests_controls_mbppplus_{cond}"
+        assert metric(res, task, "pass@1") == 1.0, cond
+        for s in samples_of(tmp_path, task):
+            doc = s["doc"]
+            assert doc["prompt"].count("assert ") == doc["n_tests"] == len(doc["example_inputs"])
+            if cond == "assertions_only":  # the row keeps no description, the prompt none
+                assert doc["description"] == "" and described[doc["uid"]] not in doc["prompt"]
+            else:
+                assert doc["description"] and doc["description"] in doc["prompt"]
 
 
 def test_reference_model_follows_a_and_never_switches(follow_data, tmp_path):

@@ -127,8 +127,9 @@ def add_build_parser(sub) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description=_wrap("Build the follow-tests dataset: the 'families' config (20 specification families x 6 "
                     "realizations, rules A/B: the paired-switching experiment, needs no benchmark), and with "
-                    "--benchmarks the 'matched_<benchmark>' configs (NL-only / correct I/O / wrong I/O / "
-                    "inputs-only prompts with held-out tests) and the 'quality' config (3-test suites of high, "
+                    "--benchmarks the 'matched' config (NL-only / correct I/O / wrong I/O / inputs-only prompts "
+                    "with held-out tests), the 'controls' config (1, 2, 3 tests, assertions only, shuffled and "
+                    "another task's tests, on the same held-out tests) and the 'quality' config (3-test suites of high, "
                     "low and random mutant-detection)."),
         epilog=_wrap("sources: nothing is needed for the default (families only, offline). humanevalplus and mbppplus "
                "come from the Hub (evalplus/humanevalplus, evalplus/mbppplus) or a local EvalPlus release file "

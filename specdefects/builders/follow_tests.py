@@ -11,6 +11,9 @@ Configs (split ``test``):
               rules' outputs), the condition, its prompt and the outputs it shows.
 ``matched``   one row per (benchmark task, condition) for nl_only / correct_io / wrong_io /
               inputs_only, with held-out tests that exclude every exposed input.
+``controls``  one row per (matched function task, control condition) for tests_1 / tests_2 /
+              tests_3 / assertions_only / shuffled / other_task, the ``matched`` fields plus
+              ``donor_task_id`` and ``n_tests`` (:mod:`specdefects.followtests.controls`).
 ``quality``   one row per (HumanEval+ / MBPP+ task, suite) for three 3-test suites chosen by
               mutant detection (high / low / random, matched assertion lengths), the
               ``matched`` fields plus each suite's detection on the selection and validation
@@ -41,6 +44,7 @@ from ..followtests import (
     shown_outputs,
 )
 from ..followtests import quality as q
+from ..followtests.controls import build_controls, control_features, control_rows, controls_summary, donor_map
 from ..followtests.matched import MATCHED_BENCHMARKS, build_matched, matched_features, matched_rows
 from .common import (
     BuildError,
@@ -52,7 +56,7 @@ from .common import (
     write_config,
 )
 
-FT_CONFIGS = ("families", "matched", "quality")
+FT_CONFIGS = ("families", "matched", "controls", "quality")
 STUDY_QUALITY_TASKS = 180
 BENCH_ALIASES = {"humaneval": "humanevalplus", "mbpp": "mbppplus"}
 
@@ -69,6 +73,9 @@ class FollowTestsReport:
     matched_total: dict[str, int] = field(default_factory=dict)
     excluded: list[dict] = field(default_factory=list)          # benchmark, task_id, reason
     n_changed: dict[str, dict[str, int]] = field(default_factory=dict)  # benchmark -> {"changed/exposed": tasks}
+    controls: dict[str, dict] = field(default_factory=dict)  # benchmark -> prompts per condition, missing, shuffle
+    controls_excluded: list[dict] = field(default_factory=list)     # benchmark, task_id, reason
+    donors: list[dict] = field(default_factory=list)                # benchmark, task_id, donor_task_id
     quality_total: dict[str, int] = field(default_factory=dict)     # benchmark -> tasks sampled
     quality_kept: dict[str, int] = field(default_factory=dict)
     quality_excluded: list[dict] = field(default_factory=list)      # benchmark, task_id, reason
@@ -94,6 +101,8 @@ class FollowTestsReport:
         reasons = Counter((e["benchmark"], e["reason"]) for e in self.excluded)
         for (b, r), n in sorted(reasons.items()):
             lines.append(f"    excluded {b}: {n} x {r}")
+        for b, c in self.controls.items():
+            lines.append(f"  controls {b}: {c['tasks']} tasks; " + ", ".join(f"{k} {v}" for k, v in c["conditions"].items()))
         for b in self.quality_total:
             lines.append(f"  quality {b}: kept {self.quality_kept.get(b, 0)} of {self.quality_total[b]} tasks")
         for r, n in sorted(Counter(_reason_kind(e["reason"]) for e in self.quality_excluded).items()):
@@ -176,6 +185,8 @@ def render_card(report: FollowTestsReport, feats: dict) -> str:
             ex = ["### Excluded tasks\n", "| benchmark | task | reason |", "|---|---|---|"]
             ex += [f"| {e['benchmark']} | {e['task_id']} | {e['reason'].replace('|', '/')} |" for e in report.excluded]
             parts.append("\n".join(ex) + "\n")
+    if "controls" in report.rows:
+        parts.append(_controls_card(report))
     if "quality" in report.rows:
         parts.append(_quality_card(report))
     quality = "" if report.quality_tasks == STUDY_QUALITY_TASKS else \
@@ -184,6 +195,34 @@ def render_card(report: FollowTestsReport, feats: dict) -> str:
                  f"{report.seed}" + (" --benchmarks " + " ".join(report.benchmarks) if report.benchmarks else "")
                  + quality + "\n```\n")
     return "\n".join(parts)
+
+
+def _controls_card(report: FollowTestsReport) -> str:
+    conds = ("tests_1", "tests_2", "tests_3", "assertions_only", "shuffled", "other_task")
+    lines = ["## Control prompts\n", "| benchmark | tasks | " + " | ".join(conds) + " |",
+             "|---|---:|" + "---:|" * len(conds)]
+    for b, c in report.controls.items():
+        lines.append(f"| {b} | {c['tasks']} | " + " | ".join(str(c["conditions"].get(k, 0)) for k in conds) + " |")
+    lines.append(
+        "\n`tests_k`: the description and interface with the first k public tests (the matched examples, then the "
+        "benchmark's base tests, up to three distinct inputs, outputs from the reference). `assertions_only`: the "
+        "interface and the `correct_io` tests without the description. `shuffled`: the public inputs with their "
+        "outputs re-paired by a seeded derangement that changes as many assertions as possible (`n_changed`); a task "
+        "whose outputs are all equal has none. `other_task`: the `correct_io` tests of a donor task of the same "
+        "benchmark (`donor_task_id`) whose inputs fit this interface, called through this task's entry point, and "
+        "failed by this task's reference (checked in the sandbox). Every control row of a task is scored on the "
+        "same `heldout_tests`: its tests without any input of the public pool.\n")
+    for b, c in report.controls.items():
+        if c.get("shuffled_changed"):
+            lines.append(f"- {b}, shuffled assertions changed (changed/shown: tasks): "
+                         + ", ".join(f"{k}: {v}" for k, v in sorted(c["shuffled_changed"].items())))
+        for why, n in sorted(c.get("missing", {}).items()):
+            lines.append(f"- {b}, missing {why}: {n} tasks")
+    if report.controls_excluded:
+        lines += ["\n### Tasks without control prompts\n", "| benchmark | task | reason |", "|---|---|---|"]
+        lines += [f"| {e['benchmark']} | {e['task_id']} | {e['reason'].replace('|', '/')} |"
+                  for e in report.controls_excluded]
+    return "\n".join(lines) + "\n"
 
 
 def _quality_card(report: FollowTestsReport) -> str:
@@ -275,7 +314,7 @@ def _build_families(report: FollowTestsReport, out: Path, feats: dict, seed: int
 
 
 def _build_matched(report: FollowTestsReport, out: Path, feats: dict, loaded: dict[str, list],
-                   workers: int | None, progress: bool) -> None:
+                   workers: int | None, progress: bool) -> list:
     """The ``matched`` config: each loaded task under the four matched conditions (or excluded)."""
     all_kept = []
     for b, tasks in loaded.items():
@@ -291,6 +330,22 @@ def _build_matched(report: FollowTestsReport, out: Path, feats: dict, loaded: di
         write_config(report, out, "matched", rows, feats["matched"])
     else:  # every task excluded: an earlier build's matched file must not stand in for this one
         drop_config(out, "matched")
+    return all_kept
+
+
+def _build_controls(report: FollowTestsReport, out: Path, feats: dict, matched: list, seed: int,
+                    workers: int | None, progress: bool) -> None:
+    """The ``controls`` config: the matched function tasks under the control conditions."""
+    cts, excluded = build_controls(matched, seed=seed, workers=workers, progress=progress)
+    report.controls = controls_summary(cts)
+    report.controls_excluded = [e.to_dict() for e in excluded]
+    report.donors = donor_map(cts)
+    rows = control_rows(cts)
+    if rows:
+        feats["controls"] = control_features()
+        write_config(report, out, "controls", rows, feats["controls"])
+    else:
+        drop_config(out, "controls")
 
 
 def _isolation() -> str:
@@ -333,11 +388,17 @@ def build_follow_tests(out: str | os.PathLike, benchmarks: Sequence[str] = ("hum
 
     with _timed(report, "families"):
         _build_families(report, out, feats, seed, workers)
+    matched = []
     if loaded:
         with _timed(report, "matched"):
-            _build_matched(report, out, feats, loaded, workers, progress)
+            matched = _build_matched(report, out, feats, loaded, workers, progress)
     else:
         drop_config(out, "matched")
+    if matched:
+        with _timed(report, "controls"):
+            _build_controls(report, out, feats, matched, seed, workers, progress)
+    else:
+        drop_config(out, "controls")
     picked = quality_sample(loaded, quality_tasks, seed) if quality_tasks != 0 else []
     if picked:
         with _timed(report, "quality"):

@@ -45,13 +45,13 @@ def _follow_benchmarks(config: str, benchmark: str | None) -> tuple[str, list[st
     """The folder key and the benchmarks of the smallest follow-tests build holding ``config``."""
     if config == "families":
         return "families", []
-    if config == "matched":
+    if config in ("matched", "controls"):  # one build of a benchmark makes both
         if not benchmark:
-            raise BuildError("the matched config needs a benchmark (humanevalplus, mbppplus, livecodebench)")
+            raise BuildError(f"the {config} config needs a benchmark (humanevalplus, mbppplus, livecodebench)")
         return f"matched-{benchmark}", [benchmark]
     if config == "quality":
         return "quality", ["humanevalplus", "mbppplus"]
-    raise BuildError(f"unknown follow-tests config {config!r}; choose from families, matched, quality")
+    raise BuildError(f"unknown follow-tests config {config!r}; choose from families, matched, controls, quality")
 
 
 def build_key(dataset: str, config: str, benchmark: str | None = None) -> tuple[str, list[str]]:

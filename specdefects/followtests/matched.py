@@ -316,38 +316,45 @@ def _call(entry_point: str, args_text: str) -> str:
     return f"{entry_point}({', '.join(encode_value(a) for a in args)})"
 
 
-def render_matched_prompt(mt: MatchedTask, condition: str) -> str:
-    if condition not in MATCHED_CONDITIONS:
-        raise ValueError(f"unknown condition {condition!r}; choose from {', '.join(MATCHED_CONDITIONS)}")
-    t = mt.task
+def compose_prompt(interface: str, description: str, entry_point: str, test_kind: str, inputs: Sequence[str],
+                   outputs: Sequence[str] | None) -> str:
+    """The prompt of every matched and control condition: the interface (or the stdin
+    instruction), the description (omitted when empty), the examples (``inputs`` with
+    ``outputs`` as tests, without them as calls; none when ``inputs`` is empty), the answer format."""
     parts = []
-    if mt.interface:
-        parts.append("Complete the following Python code.\n\n```python\n" + mt.interface.rstrip() + "\n```")
+    if interface:
+        parts.append("Complete the following Python code.\n\n```python\n" + interface.rstrip() + "\n```")
     else:
         parts.append("Write a Python program that reads from standard input and writes to standard output.")
-    parts.append(mt.description)
-    if condition != "nl_only":
-        outs = mt.correct if condition == "correct_io" else mt.wrong if condition == "wrong_io" else None
-        if t.test_kind == "stdin":
+    if description:
+        parts.append(description)
+    if inputs:
+        if test_kind == "stdin":
             blocks = []
-            for i, x in enumerate(mt.inputs):
+            for i, x in enumerate(inputs):
                 b = f"Example input {i + 1}:\n```\n{x.rstrip()}\n```"
-                if outs is not None:
-                    b += f"\nExample output {i + 1}:\n```\n{outs[i].rstrip()}\n```"
+                if outputs is not None:
+                    b += f"\nExample output {i + 1}:\n```\n{outputs[i].rstrip()}\n```"
                 blocks.append(b)
             parts.append("\n\n".join(blocks))
         else:
-            ep = t.entry_point
-            if "class Solution" in mt.interface:
-                ep = f"Solution().{ep}"
-            calls = [_call(ep, x) for x in mt.inputs]
-            if outs is None:
+            ep = f"Solution().{entry_point}" if "class Solution" in interface else entry_point
+            calls = [_call(ep, x) for x in inputs]
+            if outputs is None:
                 parts.append("The function will be called on inputs such as:\n" + "\n".join(calls))
             else:
                 parts.append("Your code must pass these tests:\n"
-                             + "\n".join(f"assert {c} == {o}" for c, o in zip(calls, outs)))
+                             + "\n".join(f"assert {c} == {o}" for c, o in zip(calls, outputs)))
     parts.append(INSTRUCTION)
     return "\n\n".join(parts) + "\n"
+
+
+def render_matched_prompt(mt: MatchedTask, condition: str) -> str:
+    if condition not in MATCHED_CONDITIONS:
+        raise ValueError(f"unknown condition {condition!r}; choose from {', '.join(MATCHED_CONDITIONS)}")
+    outs = {"correct_io": mt.correct, "wrong_io": mt.wrong}.get(condition)
+    inputs = [] if condition == "nl_only" else mt.inputs
+    return compose_prompt(mt.interface, mt.description, mt.task.entry_point, mt.task.test_kind, inputs, outs)
 
 
 # --------------------------------------------------------------------------- building

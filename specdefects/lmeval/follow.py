@@ -10,6 +10,9 @@ Task layout (YAML in the repository's ``tasks/spec_follow_tests/``)::
       spec_follow_tests_matched             group: one task per benchmark x condition
         spec_follow_tests_matched_humanevalplus_nl_only    pass@1 on the held-out tests
         ... (_correct_io, _wrong_io, _inputs_only; mbppplus, livecodebench)
+      spec_follow_tests_controls            group: one task per benchmark x control condition
+        spec_follow_tests_controls_mbppplus_tests_1        pass@1 on the held-out tests
+        ... (_tests_2, _tests_3, _assertions_only, _shuffled, _other_task)
       spec_follow_tests_quality             group: one task per suite
         spec_follow_tests_quality_high      pass@1 on held-out tests, prompt shows the
         ... (_low, _random)                 high-detection 3-test suite
@@ -34,6 +37,7 @@ from functools import partial
 
 from ..builders.local import build_command, local_build
 from ..execution import run_batch
+from ..followtests.controls import CONTROL_CONDITIONS
 from ..followtests.scoring import follows, scoring_task
 from ..metrics import adherence, default_rule, paired_switching
 from ..records import Instance, RecordError, Task, TestCase
@@ -58,8 +62,10 @@ def all_names() -> dict[str, list[str]]:
     """Every task and group name of the follow-tests tasks: ``{"groups": [...], "tasks": [...]}``."""
     tasks = [f"{GROUP}_paired"]
     tasks += [f"{GROUP}_matched_{b}_{c}" for b in MATCHED_BENCHMARKS for c in MATCHED_CONDITIONS]
+    tasks += [f"{GROUP}_controls_{b}_{c}" for b in MATCHED_BENCHMARKS for c in CONTROL_CONDITIONS]
     tasks += [f"{GROUP}_quality_{s}" for s in SUITES]
-    groups = [GROUP, f"{GROUP}_matched", f"{GROUP}_quality"] + [f"{GROUP}_matched_{b}" for b in MATCHED_BENCHMARKS]
+    groups = [GROUP, f"{GROUP}_matched", f"{GROUP}_controls", f"{GROUP}_quality"]
+    groups += [f"{GROUP}_matched_{b}" for b in MATCHED_BENCHMARKS] + [f"{GROUP}_controls_{b}" for b in MATCHED_BENCHMARKS]
     return {"groups": groups, "tasks": tasks}
 
 
@@ -107,6 +113,17 @@ def load_matched(benchmark: str = "humanevalplus", condition: str = "nl_only", d
         raise SpecDefectsDataError(f"unknown condition {condition!r}; choose from {', '.join(MATCHED_CONDITIONS)}")
     ds, src = _load_config("matched", data, revision, benchmark)
     return _select(ds, src, "matched", benchmark=benchmark, condition=condition)
+
+
+def load_controls(benchmark: str = "humanevalplus", condition: str = "tests_1", data: str | None = None,
+                  revision: str | None = None, **_ignored):
+    """``custom_dataset`` of ``spec_follow_tests_controls_<benchmark>_<condition>``."""
+    if benchmark not in MATCHED_BENCHMARKS:
+        raise SpecDefectsDataError(f"unknown benchmark {benchmark!r}; choose from {', '.join(MATCHED_BENCHMARKS)}")
+    if condition not in CONTROL_CONDITIONS:
+        raise SpecDefectsDataError(f"unknown condition {condition!r}; choose from {', '.join(CONTROL_CONDITIONS)}")
+    ds, src = _load_config("controls", data, revision, benchmark)
+    return _select(ds, src, "controls", benchmark=benchmark, condition=condition)
 
 
 def load_quality(suite: str = "high", data: str | None = None, revision: str | None = None, **_ignored):

@@ -6,6 +6,7 @@ from pathlib import Path
 HERE = Path(__file__).parent
 BENCHMARKS = {"humanevalplus": "HumanEval+", "mbppplus": "MBPP+", "livecodebench": "LiveCodeBench v6-new"}
 CONDITIONS = ("nl_only", "correct_io", "wrong_io", "inputs_only")
+CONTROLS = ("tests_1", "tests_2", "tests_3", "assertions_only", "shuffled", "other_task")
 SUITES = ("high", "low", "random")
 PAIRED = "spec_follow_tests_paired"
 
@@ -31,6 +32,23 @@ def main() -> None:
     (HERE / "spec_follow_tests_matched.yaml").write_text(
         "group: spec_follow_tests_matched\ngroup_alias: matched prompts\ntask:\n"
         + "".join(f"  - {g}\n" for g in subgroups))
+    controls = []
+    for b, alias in BENCHMARKS.items():
+        names = []
+        for c in CONTROLS:
+            name = f"spec_follow_tests_controls_{b}_{c}"
+            names.append(name)
+            (HERE / f"{name}.yaml").write_text(
+                f"include: _heldout_yaml\ntask: {name}\ntask_alias: {c}\n"
+                f"custom_dataset: !function utils.load_controls\n"
+                f"dataset_kwargs:\n  benchmark: {b}\n  condition: {c}\n")
+        group = f"spec_follow_tests_controls_{b}"
+        controls.append(group)
+        (HERE / f"{group}.yaml").write_text(f"group: {group}\ngroup_alias: {alias} controls\ntask:\n"
+                                            + "".join(f"  - {n}\n" for n in names))
+    (HERE / "spec_follow_tests_controls.yaml").write_text(
+        "group: spec_follow_tests_controls\ngroup_alias: control prompts\ntask:\n"
+        + "".join(f"  - {g}\n" for g in controls))
     names = []
     for s in SUITES:
         name = f"spec_follow_tests_quality_{s}"
@@ -43,7 +61,8 @@ def main() -> None:
         + "".join(f"  - {n}\n" for n in names))
     (HERE / "spec_follow_tests.yaml").write_text(
         "group: spec_follow_tests\ngroup_alias: spec_follow_tests\ntask:\n"
-        f"  - {PAIRED}\n  - spec_follow_tests_matched\n  - spec_follow_tests_quality\n")
+        f"  - {PAIRED}\n  - spec_follow_tests_matched\n  - spec_follow_tests_controls\n"
+        "  - spec_follow_tests_quality\n")
 
 
 if __name__ == "__main__":

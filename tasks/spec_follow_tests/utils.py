@@ -17,6 +17,7 @@ from specdefects.lmeval.follow import (  # noqa: F401
     agg_tests_b_adherence,
     doc_to_target,
     doc_to_text,
+    load_controls,
     load_matched,
     load_paired,
     load_quality,
