@@ -10,15 +10,28 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
+import warnings
 
 
 def _cmd_record(args: argparse.Namespace) -> int:
-    from .representation import prompt_rows, record_states
+    from .representation import RepresentationWarning, prompt_rows, record_states
 
-    rows = prompt_rows(args.data, configs=args.config or ("matched", "controls"), benchmarks=args.benchmark,
-                       conditions=args.condition, limit_tasks=args.limit, seed=args.seed)
-    report = record_states(args.model, rows, args.out, batch_size=args.batch_size, dtype=args.dtype,
-                           check_samples=args.check_samples, progress=not args.no_progress)
+    with warnings.catch_warnings():  # a skipped config etc.: one line as it happens, not a source line
+        shown = warnings.showwarning
+
+        def one_line(message, category, *rest, **kw):
+            if issubclass(category, RepresentationWarning):
+                print(f"specdefects represent record: warning: {message}", file=sys.stderr)
+            else:
+                shown(message, category, *rest, **kw)
+
+        warnings.showwarning = one_line
+        warnings.simplefilter("always", RepresentationWarning)
+        rows = prompt_rows(args.data, configs=args.config, benchmarks=args.benchmark,  # None: matched + controls
+                           conditions=args.condition, limit_tasks=args.limit, seed=args.seed)
+        report = record_states(args.model, rows, args.out, batch_size=args.batch_size, dtype=args.dtype,
+                               check_samples=args.check_samples, progress=not args.no_progress)
     print(json.dumps(report.to_dict(), indent=2) if args.json else report.summary())
     return 0
 
