@@ -18,7 +18,7 @@ FOLLOW_DATA=${FOLLOW_DATA:-out/follow-tests}
 BATCH=${BATCH:-128}
 export VLLM_CPU_KVCACHE_SPACE=${VLLM_CPU_KVCACHE_SPACE:-4} VLLM_ENABLE_V1_MULTIPROCESSING=0
 
-ALL_RUNS="he-0.5b paired-0.5b matched-he-0.5b quality-0.5b matched-mbpp-0.5b he-1.5b mbpp-0.5b controls-mbpp-0.5b"  # also: mbpp-sample-0.5b
+ALL_RUNS="he-0.5b paired-0.5b matched-he-0.5b quality-0.5b matched-mbpp-0.5b he-1.5b mbpp-0.5b controls-mbpp-0.5b represent-0.5b"  # also: mbpp-sample-0.5b
 
 spec_data() {
   [ -f "$SPEC_DATA/build_report.json" ] || "$VENV_BIN/specdefects" build spec-defects --out "$SPEC_DATA" \
@@ -84,8 +84,27 @@ EOF
   echo "   done in ${wall}s -> $out"
 }
 
+# the representation analysis (issue 16): final-prompt-token states of every matched and control
+# prompt (forward passes with transformers; the states, ~230 MB, stay in $STATES), analysed with the
+# committed runs' outcomes as the success labels
+STATES=${STATES:-out/represent-0.5b}
+represent() {
+  local model=$1 out="results/$1/$2" runs=() b
+  for r in matched-he-0.5b matched-mbpp-0.5b controls-mbpp-0.5b; do runs+=(--runs "results/$model/$r"); done
+  mkdir -p "$out"
+  for b in humanevalplus mbppplus; do
+    echo "== $2: $model states of $b -> $STATES"
+    SPECDEFECTS_FOLLOW_DATA="$FOLLOW_DATA" "$VENV_BIN/specdefects" represent record --model "$model" \
+      --data "$FOLLOW_DATA" --benchmark "$b" --out "$STATES" --no-progress --json \
+      "${runs[@]/--runs/--check-samples}" > "$out/record_$b.json"
+  done
+  cp "$STATES/meta.json" "$out/states_meta.json"   # not meta.json: the report loop below reads lm-eval runs
+  "$VENV_BIN/specdefects" represent analyze "$STATES" "${runs[@]}" --out "$out" | tee "$out/summary.txt"
+}
+
 one() {
   case "$1" in
+    represent-0.5b)    follow_data > /dev/null; represent qwen2.5-coder-0.5b-instruct "$1" ;;
     he-0.5b)           run qwen2.5-coder-0.5b-instruct "$1" "$(spec_data)" spec_defects_humaneval_instruct ;;
     mbpp-0.5b)         run qwen2.5-coder-0.5b-instruct "$1" "$(spec_data)" spec_defects_mbpp_instruct ;;
     mbpp-sample-0.5b)  run qwen2.5-coder-0.5b-instruct "$1" "$(spec_sample_data)" spec_defects_mbpp_instruct mbpp-0.5b ;;

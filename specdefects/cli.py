@@ -170,7 +170,14 @@ def cmd_report(args) -> int:
     import warnings
 
     from .report import ReportError, ReportWarning, load_runs, scores_frame, table4, to_markdown, write_report
-    from .report.follow import load_follow_runs, matched_table, quality_table, table2, write_follow_report
+    from .report.follow import (
+        controls_table,
+        load_follow_runs,
+        matched_table,
+        quality_table,
+        table2,
+        write_follow_report,
+    )
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ReportWarning)
@@ -203,6 +210,8 @@ def cmd_report(args) -> int:
         for title, df in (("Table 2 (follow-tests): adherence and paired switching, %", table2(follow)),
                           ("Table 4 (follow-tests): held-out pass@1 by prompt condition, %",
                            matched_table(follow, args.n_boot, args.seed)),
+                          ("Control prompts (follow-tests): held-out pass@1, %, differences paired on one held-out set",
+                           controls_table(follow, args.n_boot, args.seed)),
                           ("Test-suite quality: held-out pass@1 by 3-test suite, %",
                            quality_table(follow, args.n_boot, args.seed))):
             if len(df):

@@ -10,7 +10,14 @@ import pytest
 
 from specdefects.cli import main
 from specdefects.report import ReportError
-from specdefects.report.follow import load_follow_runs, matched_table, quality_table, switching_per_run, table2
+from specdefects.report.follow import (
+    controls_table,
+    load_follow_runs,
+    matched_table,
+    quality_table,
+    switching_per_run,
+    table2,
+)
 
 STAMP = "2026-01-01T00-00-00.000000"
 NL, CORRECT, WRONG = [1, 1, 0, 0], [1, 1, 1, 1], [0, 0, 0, 0]
@@ -86,6 +93,24 @@ def test_table4_paired_differences_have_known_answers(tmp_path):
     q = quality_table([run], n_boot=2000, seed=0).loc["org/toy"]
     assert (q["High"], q["Low"], q["Random"]) == ("100.0", "0.0", "50.0")
     assert q["High − Random"].startswith("+50.0") and q["Low − Random"].startswith("-50.0")
+
+
+def test_controls_table_pairs_each_condition_on_the_same_tasks(tmp_path):
+    root = write_run(tmp_path)
+    d = root / "org__toy"
+    res = json.loads(next(d.glob("results_*.json")).read_text())
+    for cond, outs in (("tests_1", NL), ("tests_2", CORRECT), ("tests_3", CORRECT), ("assertions_only", WRONG)):
+        task = f"spec_follow_tests_controls_mbppplus_{cond}"
+        res["results"][task] = {"pass@1,sandbox": sum(outs) / len(outs)}
+        _samples(d / f"samples_{task}_{STAMP}.jsonl", outs)
+    next(d.glob("results_*.json")).write_text(json.dumps(res))
+    (run,) = load_follow_runs(root)
+    row = controls_table([run], n_boot=2000, seed=0).loc["org/toy"]
+    assert (row["Benchmark"], row["tests_1"], row["tests_2"], row["assertions_only"]) == ("MBPP+", "50.0", "100.0", "0.0")
+    assert row["shuffled"] == row["other_task"] == "–"  # not run: gaps, not zeros
+    assert row["tests_2 − tests_1"].startswith("+50.0 [") and row["tests_2 − tests_1"].endswith("(p=0.5)")
+    assert row["assertions_only − tests_1"].startswith("-50.0") and row["shuffled − tests_3"] == "–"
+    assert controls_table([load_follow_runs(write_run(tmp_path / "plain"))[0]]).empty  # no controls tasks: no row
 
 
 def test_differences_are_gaps_without_samples(tmp_path):

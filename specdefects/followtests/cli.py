@@ -37,10 +37,12 @@ def _cmd_record(args: argparse.Namespace) -> int:
 
 
 def _cmd_analyze(args: argparse.Namespace) -> int:
-    from ..report.representation import analyze_states
+    from ..report.representation import ReportWarning, analyze_states
 
-    report = analyze_states(args.states, runs=args.runs, out=args.out, n_boot=args.n_boot, seed=args.seed,
-                            folds=args.folds)
+    with warnings.catch_warnings():  # the summary (and --json) carries every warning: not twice on stderr
+        warnings.simplefilter("ignore", ReportWarning)
+        report = analyze_states(args.states, runs=args.runs, out=args.out, n_boot=args.n_boot, seed=args.seed,
+                                folds=args.folds)
     print(json.dumps(report.to_dict(), indent=2) if args.json else report.summary())
     return 0
 

@@ -42,6 +42,10 @@ QUALITY_RE = re.compile(r"^spec_follow_tests_quality_(?P<suite>high|low|random)$
 CONDITIONS = ("nl_only", "correct_io", "wrong_io", "inputs_only")
 CONDITION_LABELS = {"nl_only": "NL only", "correct_io": "Correct I/O", "wrong_io": "Wrong I/O",
                     "inputs_only": "Inputs only"}
+CONTROL_CONDITIONS = ("tests_1", "tests_2", "tests_3", "assertions_only", "shuffled", "other_task")
+# each difference is paired on one held-out set: every control row of a task shares it
+CONTROL_DIFFERENCES = (("tests_2", "tests_1"), ("tests_3", "tests_1"), ("assertions_only", "tests_1"),
+                       ("shuffled", "tests_3"), ("other_task", "tests_1"))
 SUITES = ("high", "low", "random")
 BENCHMARK_LABELS = {"humanevalplus": "HumanEval+", "mbppplus": "MBPP+", "livecodebench": "LiveCodeBench"}
 TABLE2_COLUMNS = [("explicit_a_adherence", "Explicit A"), ("explicit_b_adherence", "Explicit B"),
@@ -255,6 +259,26 @@ def matched_table(runs: Sequence[FollowRun], n_boot: int = 5000, seed: int = 0) 
     return pd.DataFrame(rows, columns=cols).set_index("Model")
 
 
+def controls_table(runs: Sequence[FollowRun], n_boot: int = 5000, seed: int = 0) -> pd.DataFrame:
+    """Held-out pass@1 per control condition and the paired differences of
+    :data:`CONTROL_DIFFERENCES` (percentage points, task-bootstrap 95% CI, McNemar p), one row
+    per model x benchmark; conditions a run left out are gaps."""
+    diffs = [f"{a} − {b}" for a, b in CONTROL_DIFFERENCES]
+    cols = ["Model", "Benchmark", *CONTROL_CONDITIONS, *diffs]
+    rows = []
+    for r in runs:
+        for b in BENCHMARK_LABELS:
+            if not any((b, c) in r.controls for c in CONTROL_CONDITIONS):
+                continue
+            row = {"Model": r.model, "Benchmark": BENCHMARK_LABELS[b]}
+            row.update({c: _pct(r.controls.get((b, c))) for c in CONTROL_CONDITIONS})
+            for (a, base), name in zip(CONTROL_DIFFERENCES, diffs):
+                x, y = r.outcomes.get(("controls", b, base), {}), r.outcomes.get(("controls", b, a), {})
+                row[name] = _difference(x, y, n_boot, seed) if x and y else GAP
+            rows.append(row)
+    return pd.DataFrame(rows, columns=cols).set_index("Model")
+
+
 def quality_table(runs: Sequence[FollowRun], n_boot: int = 5000, seed: int = 0) -> pd.DataFrame:
     """Held-out pass@1 with the high / low / random detection 3-test suites, and high − random,
     low − random (percentage points, task-bootstrap 95% CI, McNemar p)."""
@@ -292,13 +316,15 @@ def switching_per_run(runs: Sequence[FollowRun]) -> pd.DataFrame:
 
 def write_follow_report(runs: Sequence[FollowRun], out_dir, n_boot: int = 5000, seed: int = 0) -> dict[str, Path]:
     """Write ``table2_follow.md/.csv``, ``switching_runs.md/.csv`` (per run),
-    ``table4_follow.md/.csv`` and ``quality_follow.md/.csv`` (those with rows) into ``out_dir``;
+    ``table4_follow.md/.csv``, ``controls_follow.md/.csv`` and ``quality_follow.md/.csv`` (those
+    with rows) into ``out_dir``;
     returns name -> path."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths: dict[str, Path] = {}
     for name, df in (("table2_follow", table2(runs)), ("switching_runs", switching_per_run(runs)),
                      ("table4_follow", matched_table(runs, n_boot, seed)),
+                     ("controls_follow", controls_table(runs, n_boot, seed)),
                      ("quality_follow", quality_table(runs, n_boot, seed))):
         if len(df):
             paths[f"{name}_md"] = write_text_atomic(out / f"{name}.md", to_markdown(df))
