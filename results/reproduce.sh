@@ -18,7 +18,7 @@ FOLLOW_DATA=${FOLLOW_DATA:-out/follow-tests}
 BATCH=${BATCH:-128}
 export VLLM_CPU_KVCACHE_SPACE=${VLLM_CPU_KVCACHE_SPACE:-4} VLLM_ENABLE_V1_MULTIPROCESSING=0
 
-ALL_RUNS="he-0.5b paired-0.5b matched-he-0.5b quality-0.5b matched-mbpp-0.5b he-1.5b mbpp-0.5b controls-mbpp-0.5b represent-0.5b"  # also: mbpp-sample-0.5b
+ALL_RUNS="he-0.5b paired-0.5b matched-he-0.5b quality-0.5b matched-mbpp-0.5b he-1.5b mbpp-0.5b controls-he-0.5b controls-mbpp-0.5b represent-0.5b"  # also: mbpp-sample-0.5b
 
 spec_data() {
   [ -f "$SPEC_DATA/build_report.json" ] || "$VENV_BIN/specdefects" build spec-defects --out "$SPEC_DATA" \
@@ -90,7 +90,7 @@ EOF
 STATES=${STATES:-out/represent-0.5b}
 represent() {
   local model=$1 out="results/$1/$2" runs=() b
-  for r in matched-he-0.5b matched-mbpp-0.5b controls-mbpp-0.5b; do runs+=(--runs "results/$model/$r"); done
+  for r in matched-he-0.5b matched-mbpp-0.5b controls-he-0.5b controls-mbpp-0.5b; do runs+=(--runs "results/$model/$r"); done
   mkdir -p "$out"
   for b in humanevalplus mbppplus; do
     echo "== $2: $model states of $b -> $STATES"
@@ -112,9 +112,11 @@ one() {
     paired-0.5b)       run qwen2.5-coder-0.5b-instruct "$1" "$(follow_data)" spec_follow_tests_paired ;;
     matched-he-0.5b)   run qwen2.5-coder-0.5b-instruct "$1" "$(follow_data)" spec_follow_tests_matched_humanevalplus ;;
     matched-mbpp-0.5b) run qwen2.5-coder-0.5b-instruct "$1" "$(follow_data)" spec_follow_tests_matched_mbppplus ;;
-    # tests_1 is the matched correct_io prompt on MBPP+ (one example): the shared cache answers it
-    controls-mbpp-0.5b) run qwen2.5-coder-0.5b-instruct "$1" "$(follow_data)" \
-                         "$(printf 'spec_follow_tests_controls_mbppplus_%s,' tests_1 tests_2 tests_3 assertions_only | sed 's/,$//')" \
+    # the six control conditions; each shares its matched run's cache (where a control prompt equals a
+    # matched one, e.g. MBPP+'s tests_1 = its one-example correct_io, the answer is not generated twice)
+    controls-he-0.5b)  run qwen2.5-coder-0.5b-instruct "$1" "$(follow_data)" spec_follow_tests_controls_humanevalplus \
+                         matched-he-0.5b ;;
+    controls-mbpp-0.5b) run qwen2.5-coder-0.5b-instruct "$1" "$(follow_data)" spec_follow_tests_controls_mbppplus \
                          matched-mbpp-0.5b ;;
     quality-0.5b)      run qwen2.5-coder-0.5b-instruct "$1" "$(follow_data)" spec_follow_tests_quality ;;
     *) echo "unknown run $1; choose from: $ALL_RUNS" >&2; return 2 ;;
