@@ -644,7 +644,11 @@ def _forward(model, batch: list[list[int]], pad_id: int) -> np.ndarray:
     with torch.inference_mode():
         out = model(input_ids=ids, attention_mask=mask, position_ids=positions, output_hidden_states=True,
                     use_cache=False)
-    return torch.stack([h[:, -1, :] for h in out.hidden_states], dim=1).float().numpy()
+    hidden = getattr(out, "hidden_states", None)
+    if not hidden or any(h is None or h.dim() != 3 for h in hidden):
+        raise RepresentationError(f"{type(model).__name__} returns no per-layer hidden states "
+                                  "(output_hidden_states=True gave none): its layers cannot be read")
+    return torch.stack([h[:, -1, :] for h in hidden], dim=1).float().numpy()
 
 
 def _meta_for(model: str, path: str, text_config, dtype: str, chat: bool, data: str) -> dict:
