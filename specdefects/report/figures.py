@@ -71,6 +71,11 @@ def heatmap(data: Sequence[Run] | pd.DataFrame, path: str | os.PathLike,
         ax.axvline(k - 0.5, color="white", linewidth=2)
     fig.colorbar(im, ax=ax, label="change vs. Orig (%)")
     ax.set_title(title, fontsize=10)
+    return save_figure(fig, path, dpi)
+
+
+def save_figure(fig, path: str | os.PathLike, dpi: int = 150) -> Path:
+    """Write a matplotlib figure atomically (a crash never leaves half a PNG); its path."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp{path.suffix}")

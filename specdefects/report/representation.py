@@ -48,6 +48,7 @@ from ..files import write_json_atomic, write_text_atomic
 from ..followtests.controls import CONTROL_CONDITIONS
 from ..followtests.representation import load_states
 from ..metrics import cluster_bootstrap_ci
+from .figures import save_figure
 from .follow import BENCHMARK_LABELS, load_follow_runs
 from .follow import CONDITIONS as MATCHED_CONDITIONS
 from .runs import ReportError, ReportWarning, registered_name
@@ -591,12 +592,7 @@ def distance_figure(by_layer: pd.DataFrame, path: str | os.PathLike, dpi: int = 
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("cosine distance to NL-only")
     axes[-1].legend(fontsize=7, loc="best")
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp{path.suffix}")
-    fig.savefig(tmp, dpi=dpi)
-    os.replace(tmp, path)
-    return path
+    return save_figure(fig, path, dpi)
 
 
 def _layers(probe_layers: Sequence[int] | None, n_layers: int) -> list[int]:

@@ -11,44 +11,33 @@ SUITES = ("high", "low", "random")
 PAIRED = "spec_follow_tests_paired"
 
 
+def _per_benchmark(config: str, conditions, loader: str, alias_suffix: str, group_alias: str) -> None:
+    """One task per benchmark x condition of ``config``, a group per benchmark, and the config's group."""
+    subgroups = []
+    for b, alias in BENCHMARKS.items():
+        names = []
+        for c in conditions:
+            name = f"spec_follow_tests_{config}_{b}_{c}"
+            names.append(name)
+            (HERE / f"{name}.yaml").write_text(
+                f"include: _heldout_yaml\ntask: {name}\ntask_alias: {c}\n"
+                f"custom_dataset: !function {loader}\n"
+                f"dataset_kwargs:\n  benchmark: {b}\n  condition: {c}\n")
+        group = f"spec_follow_tests_{config}_{b}"
+        subgroups.append(group)
+        (HERE / f"{group}.yaml").write_text(f"group: {group}\ngroup_alias: {alias}{alias_suffix}\ntask:\n"
+                                            + "".join(f"  - {n}\n" for n in names))
+    (HERE / f"spec_follow_tests_{config}.yaml").write_text(
+        f"group: spec_follow_tests_{config}\ngroup_alias: {group_alias}\ntask:\n"
+        + "".join(f"  - {g}\n" for g in subgroups))
+
+
 def main() -> None:
     for old in HERE.glob("*.yaml"):
         if old.name != f"{PAIRED}.yaml":
             old.unlink()
-    subgroups = []
-    for b, alias in BENCHMARKS.items():
-        names = []
-        for c in CONDITIONS:
-            name = f"spec_follow_tests_matched_{b}_{c}"
-            names.append(name)
-            (HERE / f"{name}.yaml").write_text(
-                f"include: _heldout_yaml\ntask: {name}\ntask_alias: {c}\n"
-                f"custom_dataset: !function utils.load_matched\n"
-                f"dataset_kwargs:\n  benchmark: {b}\n  condition: {c}\n")
-        group = f"spec_follow_tests_matched_{b}"
-        subgroups.append(group)
-        (HERE / f"{group}.yaml").write_text(f"group: {group}\ngroup_alias: {alias}\ntask:\n"
-                                            + "".join(f"  - {n}\n" for n in names))
-    (HERE / "spec_follow_tests_matched.yaml").write_text(
-        "group: spec_follow_tests_matched\ngroup_alias: matched prompts\ntask:\n"
-        + "".join(f"  - {g}\n" for g in subgroups))
-    controls = []
-    for b, alias in BENCHMARKS.items():
-        names = []
-        for c in CONTROLS:
-            name = f"spec_follow_tests_controls_{b}_{c}"
-            names.append(name)
-            (HERE / f"{name}.yaml").write_text(
-                f"include: _heldout_yaml\ntask: {name}\ntask_alias: {c}\n"
-                f"custom_dataset: !function utils.load_controls\n"
-                f"dataset_kwargs:\n  benchmark: {b}\n  condition: {c}\n")
-        group = f"spec_follow_tests_controls_{b}"
-        controls.append(group)
-        (HERE / f"{group}.yaml").write_text(f"group: {group}\ngroup_alias: {alias} controls\ntask:\n"
-                                            + "".join(f"  - {n}\n" for n in names))
-    (HERE / "spec_follow_tests_controls.yaml").write_text(
-        "group: spec_follow_tests_controls\ngroup_alias: control prompts\ntask:\n"
-        + "".join(f"  - {g}\n" for g in controls))
+    _per_benchmark("matched", CONDITIONS, "utils.load_matched", "", "matched prompts")
+    _per_benchmark("controls", CONTROLS, "utils.load_controls", " controls", "control prompts")
     names = []
     for s in SUITES:
         name = f"spec_follow_tests_quality_{s}"
