@@ -104,26 +104,26 @@ def load_paired(data: str | None = None, revision: str | None = None, **_ignored
     return datasets.DatasetDict({"test": ds})
 
 
+def _load_per_benchmark(config: str, conditions: tuple[str, ...], benchmark: str, condition: str,
+                        data: str | None, revision: str | None):
+    if benchmark not in MATCHED_BENCHMARKS:
+        raise SpecDefectsDataError(f"unknown benchmark {benchmark!r}; choose from {', '.join(MATCHED_BENCHMARKS)}")
+    if condition not in conditions:
+        raise SpecDefectsDataError(f"unknown condition {condition!r}; choose from {', '.join(conditions)}")
+    ds, src = _load_config(config, data, revision, benchmark)
+    return _select(ds, src, config, benchmark=benchmark, condition=condition)
+
+
 def load_matched(benchmark: str = "humanevalplus", condition: str = "nl_only", data: str | None = None,
                  revision: str | None = None, **_ignored):
     """``custom_dataset`` of ``spec_follow_tests_matched_<benchmark>_<condition>``."""
-    if benchmark not in MATCHED_BENCHMARKS:
-        raise SpecDefectsDataError(f"unknown benchmark {benchmark!r}; choose from {', '.join(MATCHED_BENCHMARKS)}")
-    if condition not in MATCHED_CONDITIONS:
-        raise SpecDefectsDataError(f"unknown condition {condition!r}; choose from {', '.join(MATCHED_CONDITIONS)}")
-    ds, src = _load_config("matched", data, revision, benchmark)
-    return _select(ds, src, "matched", benchmark=benchmark, condition=condition)
+    return _load_per_benchmark("matched", MATCHED_CONDITIONS, benchmark, condition, data, revision)
 
 
 def load_controls(benchmark: str = "humanevalplus", condition: str = "tests_1", data: str | None = None,
                   revision: str | None = None, **_ignored):
     """``custom_dataset`` of ``spec_follow_tests_controls_<benchmark>_<condition>``."""
-    if benchmark not in MATCHED_BENCHMARKS:
-        raise SpecDefectsDataError(f"unknown benchmark {benchmark!r}; choose from {', '.join(MATCHED_BENCHMARKS)}")
-    if condition not in CONTROL_CONDITIONS:
-        raise SpecDefectsDataError(f"unknown condition {condition!r}; choose from {', '.join(CONTROL_CONDITIONS)}")
-    ds, src = _load_config("controls", data, revision, benchmark)
-    return _select(ds, src, "controls", benchmark=benchmark, condition=condition)
+    return _load_per_benchmark("controls", CONTROL_CONDITIONS, benchmark, condition, data, revision)
 
 
 def load_quality(suite: str = "high", data: str | None = None, revision: str | None = None, **_ignored):
