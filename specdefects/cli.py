@@ -355,6 +355,8 @@ def build_parser() -> argparse.ArgumentParser:
     from .builders.cli import add_build_parser  # spec-defects | follow-tests
     add_build_parser(sub)
     _add_mutate_parser(sub)
+    from .defects.cli import add_mutants_parser  # generate | judge (the LLM steps, stored)
+    add_mutants_parser(sub)
     _add_report_parser(sub)
     _add_eval_parsers(sub)
 

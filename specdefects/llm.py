@@ -143,21 +143,25 @@ class LLMClient:
                               response_format=response_format, extra_body=extra_body)[0]
 
     def chat_many(self, batch: Sequence[Messages], temperature: float = 0.0, max_tokens: int = 512,
-                  seed: int | None = None, stop: Sequence[str] | None = None,
+                  seed: int | Sequence[int | None] | None = None, stop: Sequence[str] | None = None,
                   response_format: dict | None = None, extra_body: dict | None = None) -> list[str]:
         """Replies to many conversations, in order: one batched ``LLM.chat`` for vllm, a pool of
-        ``max_workers`` threads for a server. The first failure is raised."""
+        ``max_workers`` threads for a server. ``seed`` is one seed for all or one per
+        conversation. The first failure is raised."""
         batch = [_check_messages(m) for m in batch]
         if not batch:
             return []
-        kw = dict(temperature=temperature, max_tokens=max_tokens, seed=seed, stop=stop,
+        seeds = list(seed) if isinstance(seed, (list, tuple)) else [seed] * len(batch)
+        if len(seeds) != len(batch):
+            raise ValueError(f"{len(seeds)} seeds for {len(batch)} conversations")
+        kw = dict(temperature=temperature, max_tokens=max_tokens, stop=stop,
                   response_format=response_format, extra_body=extra_body)
         if self.backend == "vllm":
-            return self._vllm_chat(batch, **kw)
+            return self._vllm_chat(batch, seeds=seeds, **kw)
         if len(batch) == 1:
-            return [self._chat_server(batch[0], **kw)]
+            return [self._chat_server(batch[0], seed=seeds[0], **kw)]
         with ThreadPoolExecutor(max_workers=min(self.max_workers, len(batch))) as pool:
-            return list(pool.map(lambda m: self._chat_server(m, **kw), batch))
+            return list(pool.map(lambda ms: self._chat_server(ms[0], seed=ms[1], **kw), zip(batch, seeds)))
 
     def complete(self, prompt: str, temperature: float = 0.0, max_tokens: int = 512, seed: int | None = None,
                  stop: Sequence[str] | None = None) -> str:
@@ -290,9 +294,13 @@ class LLMClient:
         kw.update(extra)  # other SamplingParams fields (top_p, repetition_penalty...)
         return SamplingParams(**kw)
 
-    def _vllm_chat(self, batch, temperature, max_tokens, seed, stop, response_format, extra_body) -> list[str]:
+    def _vllm_chat(self, batch, seeds, temperature, max_tokens, stop, response_format, extra_body) -> list[str]:
         llm = self._vllm()
-        params = self._sampling_params(temperature, max_tokens, seed, stop, response_format, extra_body)
+        if len(set(seeds)) == 1:
+            params = self._sampling_params(temperature, max_tokens, seeds[0], stop, response_format, extra_body)
+        else:
+            params = [self._sampling_params(temperature, max_tokens, s, stop, response_format, extra_body)
+                      for s in seeds]
         outs = llm.chat(batch, params, use_tqdm=False)
         return [o.outputs[0].text for o in outs]
 

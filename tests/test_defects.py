@@ -7,6 +7,7 @@ import pytest
 from conftest import SHARED_DATA, needs_shared_data
 
 from specdefects.defects import NotApplicable, apply_ops, mutate, mutate_many
+from specdefects.defects._common import build_mutant
 from specdefects.defects.judge import judge_many, judge_rules
 from specdefects.records import US_CATEGORIES, Mutant, Task, TestCase
 
@@ -473,3 +474,24 @@ def test_lv_renamed_reference_passes_renamed_tests(he):
                      m.task.metadata.get("lv_renames")) for i in ("HumanEval/5", "HumanEval/99", "HumanEval/29")]
     results = check_invariance(ms, workers=2)
     assert all(r.passed for r in results), [(r.task_id, r.status, r.failed_test, r.stderr[-300:]) for r in results]
+
+
+@pytest.mark.parametrize("text, old, new, ok", [
+    ("Return the sum of exactly 4 positive numbers.", "numbers", "nubmers", 1),  # a typo
+    ("Return the sum of exactly 4 positive numbers.", "4", "2", 0),              # another task
+    ("Given length of a side and high return area.", " a ", " z ", 0),           # another word
+])
+def test_sf_judge_keeps_numbers_and_short_words(text, old, new, ok):
+    from specdefects.records import Op
+    s = text.index(old)
+    m = build_mutant(crafted(text), "SF", [Op("typo", "formatting", (s, s + len(old)), old, new)], seed=0)
+    assert judge_rules(m)["compliance"] == ok
+
+
+def test_naturalness_catches_a_new_repeated_word():
+    from specdefects.records import Op
+    text = "Write a python function to turn a decimal number to binary."
+    s = text.index("decimal")
+    m = build_mutant(crafted(text), "LV", [Op("synonym", "lexical", (s, s + 7), "decimal", "number")], seed=0)
+    scores = judge_rules(m)
+    assert scores["no_repeated_words"] == 0 and scores["naturalness"] == 0

@@ -46,16 +46,51 @@ def _pct(x: float | None) -> str:
     return "–" if x is None else f"{100 * x:.1f}"
 
 
+# The study's Table 2 (N mutants, and its 32B LLM judge's compliance and naturalness, %)
+STUDY_TABLE2 = {("humaneval", "LV"): (163, 99, 99), ("humaneval", "US"): (160, 89, 81), ("humaneval", "SF"): (164, 100, 99),
+                ("mbpp", "LV"): (974, 100, 99), ("mbpp", "US"): (974, 88, 82), ("mbpp", "SF"): (974, 98, 100),
+                ("livecodebench", "LV"): (1054, 100, 96), ("livecodebench", "US"): (1055, 85, 61),
+                ("livecodebench", "SF"): (1055, 100, 99)}
+
+
+def _mean(rows: list[dict], key: str) -> tuple[float | None, int]:
+    vals = [r[key] for r in rows if r.get(key) is not None]
+    return (sum(vals) / len(vals) if vals else None), len(vals)
+
+
 def _table2(report, rows_by_bench: dict[str, list[dict]]) -> str:
-    lines = ["| benchmark | defect | N | compliance % | naturalness % |", "|---|---|---:|---:|---:|"]
+    lines = ["| benchmark | defect | N | N rules / llm engine | rule judge: compliance % | naturalness % | "
+             "LLM judge: N judged | compliance % | naturalness % | study: N | compliance % | naturalness % |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for b, rows in rows_by_bench.items():
-        lines.append(f"| {b} | clean | {sum(1 for r in rows if r['defect'] == 0)} | – | – |")
+        lines.append(f"| {b} | clean | {sum(1 for r in rows if r['defect'] == 0)} |" + " – |" * 9)
         for i, d in enumerate(DEFECTS[1:], 1):
             sel = [r for r in rows if r["defect"] == i]
-            comp = sum(r["compliance"] for r in sel) / len(sel) if sel else None
-            nat = sum(r["naturalness"] for r in sel) / len(sel) if sel else None
-            lines.append(f"| {b} | {d} | {len(sel)} | {_pct(comp)} | {_pct(nat)} |")
+            eng = Counter(r["engine"] for r in sel)
+            comp, _ = _mean(sel, "compliance")
+            nat, _ = _mean(sel, "naturalness")
+            lcomp, n_l = _mean(sel, "llm_compliance")
+            lnat, _ = _mean(sel, "llm_naturalness")
+            sn, sc, snat = STUDY_TABLE2.get((b, d), (None, None, None))
+            study = f"{sn} | {sc} | {snat}" if sn else "– | – | –"
+            lines.append(f"| {b} | {d} | {len(sel)} | {eng.get('rules', 0)} / {eng.get('llm', 0)} | {_pct(comp)} | "
+                         f"{_pct(nat)} | {n_l} | {_pct(lcomp)} | {_pct(lnat)} | {study} |")
     return "\n".join(lines)
+
+
+def _judges_note(report, rows_by_bench: dict[str, list[dict]]) -> str:
+    models = sorted({json.loads(r["judge"]).get("llm_judge_model", "") for rows in rows_by_bench.values()
+                     for r in rows if r["defect"] and r.get("llm_compliance") is not None} - {""})
+    judged = any(r.get("llm_compliance") is not None for rows in rows_by_bench.values() for r in rows)
+    text = ("N counts the rows kept, by engine (`rules`: the rule mutators; `llm`: stored LLM-engine mutants "
+            "filling the pairs the rules skip). The rule judge's means cover every row. ")
+    if judged:
+        text += ("The LLM judge's columns cover the rows with a stored score (`specdefects mutants judge`"
+                 + (f", model {', '.join(models)}" if models else "") + "). ")
+    else:
+        text += "No LLM-judge scores were stored for this build (`specdefects mutants judge` makes them). "
+    return text + ("The study's columns are its Table 2 (its mutants made and judged by LLMs, the judge "
+                   "Qwen2.5-Coder-32B-Instruct).")
 
 
 def pick_examples(mutants_by_bench: dict[str, list[Mutant]], k: int = 5) -> list[Mutant]:
@@ -124,8 +159,9 @@ ROW_FIELDS = ("A benchmark row is the *mutated* task (the fields of `specdefects
               "`prompt`, `entry_point`, `test_code`, `tests`, `reference`, ...) plus `uid`, `defect` "
               "(ClassLabel `clean`/`LV`/`US`/`SF`), `original_description`, `original_prompt`, "
               "`original_entry_point`, `ops` (each edit: kind, category, span in the original, before, after), "
-              "`compliance` and `naturalness` (rule judge, 0/1; null on clean rows), `judge` (JSON of every "
-              "sub-criterion), `engine`, `seed` and `invariance` (`passed`, `original_fails`, `no_reference`, "
+              "`compliance` and `naturalness` (rule judge, 0/1; null on clean rows), `llm_compliance` and "
+              "`llm_naturalness` (the LLM judge's stored scores, 0/1; null where not judged), `judge` (JSON of "
+              "every sub-criterion), `engine` (`rules` or `llm`), `seed` and `invariance` (`passed`, `original_fails`, `no_reference`, "
               "`not_checked`). Tests are never changed by a defect; an LV rename changes the entry point, "
               "reference and test program consistently (`entry_point` is the new name).\n")
 
@@ -171,12 +207,30 @@ def _invariance_text(report) -> str:
             + ", ".join(f"{b}: {len(v)}" for b, v in report.reference_failures.items()) + ").")
 
 
+def _llm_engine_text(report) -> str:
+    if not report.llm_store:
+        return "- **LLM engine**: not used (`--llm-store none`): every mutant is rule-made."
+    n = {b: sum(e.get("llm", 0) for e in per.values()) for b, per in report.engines.items()}
+    return ("- **LLM engine**: the pairs the rule engine skips are filled from stored LLM-engine mutants "
+            f"(`llm_mutants_<benchmark>.jsonl` in `{_store_label(report.llm_store)}`; "
+            + ", ".join(f"{b}: {k}" for b, k in n.items()) + " rows). Each was made by `specdefects mutants "
+            "generate` (an instruction model names its edit; the engine's checks, the rule judge and, where "
+            "recorded, the LLM judge accepted it; bounded retries), is rebuilt here from its `ops` and runs "
+            "through the same invariance check. The store records the model, its file hash, the prompt version, "
+            "seed, attempts and both judges' scores.")
+
+
+def _store_label(path: str) -> str:
+    return "specdefects/defects/stored" if path.replace("\\", "/").endswith("specdefects/defects/stored") else path
+
+
 def _how_made_section(report) -> str:
     made = [
         "## How each row was made\n",
         "- **Sources**: " + "; ".join(f"`{b}` from {s}" for b, s in report.sources.items()) + ".",
         f"- **Engine**: `{report.engine}` (the rule mutators of `specdefects.defects`), seed `{report.seed}`; each "
         f"mutator's random generator is seeded with `seed:uid:defect`, so a row can be regenerated alone.",
+        _llm_engine_text(report),
         "- **Judge**: `specdefects.defects.judge.judge_rules` — 0/1 compliance with the defect's definition and "
         "0/1 naturalness, with their sub-criteria in `judge`.",
         f"- **Invariance**: {_invariance_text(report)}",
@@ -210,7 +264,7 @@ def render_card(report, features: dict, mutants_by_bench: dict[str, list[Mutant]
                  + "".join(f'{c} = load_dataset("REPO_OR_FOLDER", "{c}")\n' for c in report.rows) + "```\n")
     parts.append(_configs_section(report))
     parts.append("## Summary (Table 2 layout)\n\n" + _table2(report, rows_by_bench) + "\n\n"
-                 "N counts the rows kept; compliance and naturalness are the rule judge's mean 0/1 scores.\n")
+                 + _judges_note(report, rows_by_bench) + "\n")
     parts.append(_taxonomy_section(mutant_only))
     parts.append(_how_made_section(report))
     if report.mutator_bugs:
@@ -221,7 +275,8 @@ def render_card(report, features: dict, mutants_by_bench: dict[str, list[Mutant]
                  + "\n\n".join(_example_block(m) for m in ex) + "\n")
     parts.append("## Reproduce\n\n```bash\nspecdefects build spec-defects --out DIR --benchmarks "
                  + " ".join(report.benchmarks) + f" --seed {report.seed} --split-strategy {report.split_strategy}"
-                 + ("" if report.invariance else " --no-invariance") + "\n```\n")
+                 + ("" if report.invariance else " --no-invariance")
+                 + ("" if report.llm_store else " --llm-store none") + "\n```\n")
     return "\n".join(parts)
 
 

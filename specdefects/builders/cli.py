@@ -61,7 +61,7 @@ def _build_spec_defects(args) -> int:
     return _finish(args, build_spec_defects(
         args.out, benchmarks=args.benchmarks, sources=parse_sources(args.source), seed=args.seed,
         split_strategy=args.split_strategy, invariance=not args.no_invariance, workers=args.workers,
-        limit=args.limit, progress=not args.json, sample=args.sample), repo)
+        limit=args.limit, progress=not args.json, sample=args.sample, llm_store=args.llm_store), repo)
 
 
 def _build_follow_tests(args) -> int:
@@ -100,7 +100,7 @@ def add_build_parser(sub) -> None:
         "spec-defects", help="LV/US/SF mutants of HumanEval, MBPP, LiveCodeBench (+ the validator config)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description=_wrap("Build the spec-defects dataset: load each benchmark, make LV/US/SF mutants with the rule "
-                    "engine, judge them, check that every mutant's reference still passes its tests in the "
+                    "engine (and take the stored LLM engine's mutants for the pairs it skips), judge them, check that every mutant's reference still passes its tests in the "
                     "sandbox (mutants that fail while their original passes are dropped and reported), and "
                     "write one parquet config per benchmark plus the 'validator' config (train/validation/test) "
                     "and a README.md dataset card."),
@@ -120,6 +120,10 @@ def add_build_parser(sub) -> None:
     p.add_argument("--sample", type=int, default=None, metavar="N",
                    help="a seeded random sample of N tasks per benchmark (--seed); each task's rows equal the "
                         "full build's")
+    p.add_argument("--llm-store", default="stored", metavar="DIR|none",
+                   help="stored LLM work: llm_mutants_<benchmark>.jsonl fill the pairs the rule engine skips, "
+                        "llm_judge_<benchmark>.jsonl give the llm_compliance/llm_naturalness columns (default: the "
+                        "package's own, made by `specdefects mutants generate|judge`; none: rules only)")
     p.set_defaults(func=_build_spec_defects)
 
     p = which.add_parser(

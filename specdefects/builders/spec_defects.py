@@ -35,8 +35,10 @@ from pathlib import Path
 import numpy as np
 
 from .. import __version__
-from ..defects import judge, mutate_many
+from ..defects import judge
 from ..defects.invariance import check_invariance
+from ..defects.llm_runs import dataset_mutants
+from ..defects.llm_store import STORE_DIR, JudgeStore, MutantStore, StoreError, stored_path
 from ..execution import check_references
 from ..records import DEFECTS, Mutant, Task, task_features
 from ..vocabulary import BENCHMARKS, DEFECT_VARIANTS
@@ -74,6 +76,8 @@ def variant_features():
                      "before": Value("string"), "after": Value("string")}),
         "compliance": Value("int8"),            # rule judge, 0/1; null on clean rows
         "naturalness": Value("int8"),
+        "llm_compliance": Value("int8"),        # LLM judge (stored scores), 0/1; null where not judged
+        "llm_naturalness": Value("int8"),
         "judge": Value("string"),               # JSON: every sub-criterion of the judge
         "engine": Value("string"),
         "seed": Value("int64"),
@@ -90,8 +94,14 @@ def validator_features():
                      "uid": Value("string"), "benchmark": Value("string")})
 
 
-def variant_row(mutant: Mutant, invariance: str) -> dict:
-    """A :func:`variant_features` row of a mutant (a clean row is a mutant with no ops)."""
+def _llm_score(judge: dict, llm: dict | None, key: str):
+    v = (llm or {}).get(key, judge.get(f"llm_{key}"))
+    return None if v is None else int(v)
+
+
+def variant_row(mutant: Mutant, invariance: str, llm_judge: dict | None = None) -> dict:
+    """A :func:`variant_features` row of a mutant (a clean row is a mutant with no ops);
+    ``llm_judge``: its stored LLM-judge record (else the engine's own LLM gate scores, if any)."""
     row = mutant.task.to_row()
     o = mutant.original
     judge = mutant.judge or {}
@@ -104,7 +114,10 @@ def variant_row(mutant: Mutant, invariance: str) -> dict:
         "ops": [op.to_dict() for op in mutant.ops],
         "compliance": None if mutant.defect == "clean" else int(judge.get("compliance", 0)),
         "naturalness": None if mutant.defect == "clean" else int(judge.get("naturalness", 0)),
-        "judge": json.dumps(judge, sort_keys=True),
+        "llm_compliance": None if mutant.defect == "clean" else _llm_score(judge, llm_judge, "compliance"),
+        "llm_naturalness": None if mutant.defect == "clean" else _llm_score(judge, llm_judge, "naturalness"),
+        "judge": json.dumps({**judge, **({"llm_judge_model": llm_judge["model"]} if llm_judge and
+                                         llm_judge.get("model") else {})}, sort_keys=True),
         "engine": mutant.engine,
         "seed": int(mutant.seed),
         "invariance": invariance,
@@ -197,6 +210,8 @@ class BuildReport:
     pushed: list[str] = field(default_factory=list)
     invariance_runs: dict[str, dict[str, int]] = field(default_factory=dict)
     nbytes: dict[str, dict[str, int]] = field(default_factory=dict)       # config -> split -> arrow bytes
+    llm_store: str = ""                                                     # folder of stored LLM work, "" = none
+    engines: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)  # benchmark -> defect -> engine -> n
     specdefects: str = __version__                                         # the package that built it
 
     def to_dict(self) -> dict:
@@ -230,15 +245,21 @@ class BuildReport:
 # --------------------------------------------------------------------------- build
 
 def make_variants(tasks: list[Task], benchmark: str, seed: int, engine: str, progress: bool,
-                  defects: Iterable[str] = VARIANT_DEFECTS) -> tuple[list[Mutant], list[Skip]]:
-    """Mutants of every task (each judged by :func:`judge_rules`) and the skipped pairs."""
-    mutants, not_applicable = mutate_many(tasks, tuple(defects), seed=seed, progress=progress, engine=engine)
+                  defects: Iterable[str] = VARIANT_DEFECTS, store: MutantStore | None = None
+                  ) -> tuple[list[Mutant], list[Skip]]:
+    """Mutants of every task (the rule engine's, and the stored LLM mutant of each pair it skips;
+    each judged by :func:`judge_rules`, an LLM mutant keeping its stored LLM scores) and the
+    skipped pairs."""
+    mutants, not_applicable = dataset_mutants(tasks, tuple(defects), seed, store, progress=progress)
     skips = [Skip(benchmark, n.task_id, n.defect, n.reason, "mutate") for n in not_applicable]
     judged: list[Mutant] = []
     for m in mutants:
         try:
-            m.judge = dict(judge.judge_rules(m))  # looked up on the module: a test replaces it
-            m.seed, m.engine = seed, engine
+            kept = {k: v for k, v in (m.judge or {}).items() if k.startswith("llm_")}
+            m.judge = {**judge.judge_rules(m), **kept}  # looked up on the module: a test replaces it
+            m.seed = seed
+            if m.engine != "llm":
+                m.engine = engine
             judged.append(m)
         except Exception as e:  # a judge bug on one row must not stop the build
             skips.append(Skip(benchmark, m.task.task_id, m.defect, f"judge error: {type(e).__name__}: {e}", "judge"))
@@ -254,7 +275,8 @@ def _check_options(split_strategy: str, limit: int | None, sample: int | None, e
     if sample is not None and limit is not None:
         raise BuildError("give limit or sample, not both")
     if engine != "rules":
-        raise BuildError(f"engine {engine!r} is not available for builds yet; use 'rules'")
+        raise BuildError(f"engine {engine!r} is not a build engine: builds run the rule engine and take the LLM "
+                         f"engine's mutants from a store (llm_store; make them with `specdefects mutants generate`)")
 
 
 def _reference_status(report: BuildReport, benchmark: str, tasks: list[Task], with_ref: list[Task],
@@ -319,8 +341,8 @@ def _invariance(report: BuildReport, benchmark: str, tasks: list[Task], mutants:
 
 
 def _variant_rows(report: BuildReport, benchmark: str, tasks: list[Task], mutants: list[Mutant],
-                  orig_status: dict[str, str], mut_status: list[str], seed: int, engine: str
-                  ) -> tuple[list[dict], list[Mutant]]:
+                  orig_status: dict[str, str], mut_status: list[str], seed: int, engine: str,
+                  judge_store: JudgeStore | None = None) -> tuple[list[dict], list[Mutant]]:
     """A benchmark's rows and their variants: per task, clean first, then LV/US/SF in order;
     dropped mutants left out, a row that cannot be made reported as a skip."""
     by_task: dict[str, list[tuple[Mutant, str]]] = {}
@@ -333,7 +355,7 @@ def _variant_rows(report: BuildReport, benchmark: str, tasks: list[Task], mutant
         variants = [(clean_variant(t, seed, engine), orig_status[t.task_id])] + by_task.get(t.task_id, [])
         for m, st in variants:
             try:
-                rows.append(variant_row(m, st))
+                rows.append(variant_row(m, st, judge_store.get(m) if judge_store is not None else None))
                 kept.append(m)
             except Exception as e:  # one bad row is reported, not fatal
                 report.skipped.append(Skip(benchmark, t.task_id, m.defect, f"row error: {type(e).__name__}: {e}",
@@ -364,14 +386,39 @@ def _write_validator(report: BuildReport, out: Path, rows_by_bench: dict[str, li
         write_config(report, out, "validator", chosen, features, split=s)
 
 
+def _store_dir(llm_store) -> Path | None:
+    if llm_store is None or str(llm_store) == "none":
+        return None
+    folder = STORE_DIR if str(llm_store) == "stored" else Path(llm_store)
+    if not folder.is_dir():
+        raise BuildError(f"llm_store {str(llm_store)!r} is not a folder (expected llm_mutants_<benchmark>.jsonl "
+                         f"files from `specdefects mutants generate`)")
+    return folder
+
+
+def _stores(folder: Path | None, benchmark: str) -> tuple[MutantStore | None, JudgeStore | None]:
+    """A benchmark's stored LLM mutants and judge scores (None where the folder has no file)."""
+    if folder is None:
+        return None, None
+    try:
+        m, j = stored_path("mutants", benchmark, folder), stored_path("judge", benchmark, folder)
+        return (MutantStore(m) if m.exists() else None), (JudgeStore(j) if j.exists() else None)
+    except StoreError as e:
+        raise BuildError(str(e)) from None
+
+
 def build_spec_defects(out: str | os.PathLike, benchmarks: Sequence[str] = ("humaneval",),
                        sources: dict[str, str] | None = None, seed: int = 0, split_strategy: str = "grouped",
                        invariance: bool = True, workers: int | None = None, engine: str = "rules",
                        limit: int | None = None, progress: bool = True,
                        load_options: dict[str, dict] | None = None, write_card: bool = True,
-                       sample: int | None = None) -> BuildReport:
+                       sample: int | None = None, llm_store: str | os.PathLike | None = "stored") -> BuildReport:
     """Build the spec-defects dataset under ``out`` and return what was done.
 
+    ``llm_store``: the folder of stored LLM work (``llm_mutants_<benchmark>.jsonl``, the LLM
+    engine's mutants, fill the pairs the rule engine skips; ``llm_judge_<benchmark>.jsonl``
+    gives the ``llm_compliance``/``llm_naturalness`` columns); ``"stored"`` (default) is the
+    package's own, ``None`` builds from the rules alone.
     ``sources`` maps a benchmark to a local path or Hub id (default: each loader's default).
     ``limit`` keeps the first N tasks of each benchmark (for quick checks); ``sample`` keeps a
     seeded random sample of N tasks instead (``seed``; in benchmark order). Every task's rows
@@ -381,8 +428,10 @@ def build_spec_defects(out: str | os.PathLike, benchmarks: Sequence[str] = ("hum
     t_start = time.perf_counter()
     req = check_request("spec-defects", benchmarks, SPEC_BENCHMARKS, sources, load_options, workers, limit)
     _check_options(split_strategy, limit, sample, engine)
+    store_dir = _store_dir(llm_store)
     report = BuildReport(out=str(out), seed=seed, engine=engine, split_strategy=split_strategy,
-                         benchmarks=req.benchmarks, invariance=invariance, sources=req.source_labels())
+                         benchmarks=req.benchmarks, invariance=invariance, sources=req.source_labels(),
+                         llm_store=str(store_dir or ""))
     out = Path(out)
     loaded = load_benchmarks(req, sample=sample, seed=seed, require_tasks=True)
     rows_by_bench: dict[str, list[dict]] = {}
@@ -390,15 +439,18 @@ def build_spec_defects(out: str | os.PathLike, benchmarks: Sequence[str] = ("hum
     t_mut = t_inv = 0.0
     for b, tasks in loaded.items():
         t0 = time.perf_counter()
-        mutants, skips = make_variants(tasks, b, seed, engine, progress)
+        mstore, jstore = _stores(store_dir, b)
+        mutants, skips = make_variants(tasks, b, seed, engine, progress, store=mstore)
         t_mut += time.perf_counter() - t0
         report.skipped.extend(skips)
         t0 = time.perf_counter()
         orig_status, mut_status = _invariance(report, b, tasks, mutants, invariance, workers, progress)
         t_inv += time.perf_counter() - t0
         rows_by_bench[b], kept_mutants[b] = _variant_rows(report, b, tasks, mutants, orig_status, mut_status,
-                                                          seed, engine)
+                                                          seed, engine, jstore)
         report.counts[b] = {d: sum(1 for m in kept_mutants[b] if m.defect == d) for d in DEFECTS}
+        report.engines[b] = {d: dict(Counter(m.engine for m in kept_mutants[b] if m.defect == d))
+                             for d in VARIANT_DEFECTS}
 
     features = {b: variant_features() for b in rows_by_bench}
     for b, rows in rows_by_bench.items():

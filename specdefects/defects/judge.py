@@ -10,7 +10,8 @@ sub-criteria that make up each score:
 * SF compliance — a character-level corruption of the original: the edit is bounded
   (``difflib`` ratio >= 0.85), the words after normalisation (case, punctuation and
   whitespace removed) are the same, or differ only by typos (each changed word within
-  two character edits of the original, no word dropped).
+  two character edits of the original and at least three letters long, no word dropped),
+  and every number kept.
 * US compliance — the diff between the original and the mutated description is exactly
   one contiguous deletion (an ``a``/``an`` change next to it is allowed) of at least
   one word, the deleted text is not an example, the rest is unchanged, and the deleted
@@ -22,7 +23,7 @@ sub-criteria that make up each score:
 * naturalness — no new doubled spaces or punctuation (SF: bounded number of edits and
   no control characters instead, its corruption being the point), the text still starts
   with a capital when it did and ends with a full stop when it did, no dangling
-  conjunction or article before punctuation.
+  conjunction or article before punctuation, no new repeated word or word pair ("the the").
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ CONSTRAINT_WORDS = re.compile(
     r"unique|distinct|only|always|never|must|should|if|otherwise|modulo|tuple|string|float|even|odd|first|last)\b",
     re.I)
 WORD = re.compile(r"[A-Za-z0-9]+")
+REPEATED = re.compile(r"\b(\w+(?:\s+\w+)?)\s+\1\b", re.I)  # "the the", "value of value of"
 DANGLING = re.compile(r"\b(and|or|but|the|a|an|of|to|with|by|for|from)\s*[.,;:!?]", re.I)
 
 
@@ -72,8 +74,9 @@ def lv_compliance(m: Mutant) -> dict[str, int]:
     nums_kept = int(sorted(NUMBER.findall(o)) == sorted(NUMBER.findall(n)))
     cw_o = sorted(x.lower() for x in CONSTRAINT_WORDS.findall(o))
     cw_n = sorted(x.lower() for x in CONSTRAINT_WORDS.findall(n))
-    # a constraint word may only disappear when it was itself renamed/replaced by the lexicon
-    replaced = {w.lower() for op in m.ops for w in WORD.findall(op.before)}
+    # a constraint word may only disappear when it was itself renamed/replaced by the lexicon (an LLM
+    # edit that deletes text replaces nothing)
+    replaced = {w.lower() for op in m.ops if op.after.strip() or op.kind != "llm_edit" for w in WORD.findall(op.before)}
     missing = [w for w in set(cw_o) if cw_o.count(w) > cw_n.count(w) and w not in replaced]
     sentences_kept = int(_sentences(n) >= _sentences(o))
     no_deletion = int(not missing and sentences_kept and nums_kept)
@@ -95,14 +98,15 @@ def sf_compliance(m: Mutant) -> dict[str, int]:
                 continue
             if tag != "replace" or (i2 - i1) != (j2 - j1):
                 ok = "".join(a[i1:i2]) == "".join(b[j1:j2])  # words split/joined by whitespace edits
-            else:
-                ok = all(_edit_distance(x, y) <= 2 for x, y in zip(a[i1:i2], b[j1:j2]))
+            else:  # a typo keeps a word recognisable: a one- or two-letter word replaced is another word
+                ok = all(_edit_distance(x, y) <= 2 and min(len(x), len(y)) >= 3 for x, y in zip(a[i1:i2], b[j1:j2]))
             if not ok:
                 break
         same = ok
     same_prompt_outside = int(m.original.entry_point == m.task.entry_point)
-    return {"changed": changed, "bounded_edit": bounded, "same_words": int(same),
-            "compliance": int(changed and bounded and same and same_prompt_outside)}
+    nums_kept = int(sorted(NUMBER.findall(o)) == sorted(NUMBER.findall(n)))  # "4" -> "2" changes the task
+    return {"changed": changed, "bounded_edit": bounded, "same_words": int(same), "numbers_kept": nums_kept,
+            "compliance": int(changed and bounded and same and same_prompt_outside and nums_kept)}
 
 
 # --- what a deleted US span must look like
@@ -287,6 +291,7 @@ def naturalness(m: Mutant) -> dict[str, int]:
         "starts_capital": not o[:1].isupper() or n[:1].isupper(),
         "ends_properly": not o.rstrip().endswith((".", "?", "!")) or n.rstrip().endswith((".", "?", "!", ")")),
         "no_dangling": len(DANGLING.findall(n)) <= len(DANGLING.findall(o)),
+        "no_repeated_words": len(REPEATED.findall(n)) <= len(REPEATED.findall(o)),
         "articles": len(re.findall(r"\ba [aeiouAEIOU]\w|\ban [b-df-hj-np-tv-zB-DF-HJ-NP-TV-Z]\w", n))
         <= len(re.findall(r"\ba [aeiouAEIOU]\w|\ban [b-df-hj-np-tv-zB-DF-HJ-NP-TV-Z]\w", o)),
     }

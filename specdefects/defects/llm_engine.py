@@ -6,15 +6,20 @@
 >>> m = llm_engine.mutate(task, "US", seed=0, client=client)    # Mutant or NotApplicable
 >>> llm_engine.set_client(client); mutate(task, "US", engine="llm")   # the same via defects.mutate
 
-One prompt per defect carries the rules of the transformation and asks for JSON
-``{"description": ..., "category": ...}``. The reply is parsed leniently (a fenced
-block, prose around the object), then passes a **compliance loop**: the candidate is
-built into a provisional :class:`~specdefects.records.Mutant` and scored by the rule
-judge (:func:`~specdefects.defects.judge.judge_rules`) plus a few engine checks (no new
-quotes or backslashes that could break the docstring, examples and the entry point's
-mentions kept for LV/US, a US category from ``records.US_CATEGORIES``). A rejected
-candidate is asked for again with another seed and temperature, up to ``tries`` times;
-then the outcome is ``NotApplicable("llm output non-compliant after N tries: <reason>")``.
+One prompt per defect carries the rules of the transformation and asks for the edit as JSON:
+``{"deleted": <span>, "category": <US category>}`` for US, ``{"replacements": [{"old", "new"}, ...]}``
+for LV and SF (a whole ``{"description": ...}``, the study's form, is taken too). With
+``constrained`` the request carries the reply's JSON schema, so a server with structured outputs
+(vLLM) returns valid JSON and stops when the object closes. The reply is parsed leniently (a
+fenced block, prose around the object), applied to the description, then passes a **compliance
+loop**: the candidate is built into a provisional :class:`~specdefects.records.Mutant` and
+scored by the rule judge (:func:`~specdefects.defects.judge.judge_rules`) plus a few engine
+checks (no new quotes or backslashes that could break the docstring, examples and the entry
+point's mentions kept for LV/US, a US category from ``records.US_CATEGORIES``) and, when a
+``judge`` client is given, the LLM judge (:mod:`~specdefects.defects.llm_judge`) must score it
+compliant. A rejected candidate is asked for again with another seed and temperature, up to
+``tries`` times; then the outcome is ``NotApplicable("llm output non-compliant after N tries:
+<reason>")``. :func:`mutate_batch` runs many pairs at once, a batched round per attempt.
 
 Ops of an LLM mutant come from a word-level ``difflib`` diff of the original and new
 descriptions: kind ``"llm_edit"``, category the defect's (US: the deleted constraint's
@@ -35,15 +40,16 @@ import hashlib
 import json
 import os
 import re
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
-from ..llm import LLMClient
+from ..llm import LLMClient, json_schema_format
 from ..records import US_CATEGORIES, Mutant, Op, Task
 from ._common import NotApplicable, Skip, build_mutant, input_problem
 from .judge import judge_rules
 
 DEFAULT_TRIES = 4
 TEMPERATURES = (0.0, 0.7, 0.9, 1.0)  # attempt i uses TEMPERATURES[min(i, len - 1)]
+REPLY_TOKENS = 320  # an edit (a deleted span, a few replacements) in JSON; rambling replies stop here
 LV_MIN_WORD_RATIO = 0.5  # LV rewrites words, it does not rewrite the description
 
 _client: LLMClient | None = None
@@ -68,47 +74,67 @@ def get_client() -> LLMClient:
 
 
 # --------------------------------------------------------------------------- prompts
+# The model names its edit rather than rewriting the description: the span it deletes (US) or the
+# words it replaces (LV, SF). Small models asked for a full rewrite mostly copy the text back or
+# append stray delimiters; an edit is also exactly what the rule judge checks. A reply holding a
+# whole "description" (a large model answering the study's way) is still taken.
 
 SYSTEM = ("You edit the natural-language descriptions of programming tasks to build a benchmark of defective "
           "specifications. You follow the rules exactly and answer with one JSON object only.")
 
 RULES = {
-    "LV": """Inject LEXICAL VAGUENESS into the task description below.
+    "LV": """Inject LEXICAL VAGUENESS into the task description below: replace 1 to 4 precise words with vaguer ones.
 Rules:
-- Replace some precise words with broader synonyms or hypernyms (e.g. "integer" -> "number", "list" -> "collection").
-- Replace specific verbs with weaker, more general ones (e.g. "sort" -> "arrange", "return" -> "give back").
-- Replace informative names in the prose with less-informative ones, and specific type words with more general ones.
-- Do NOT remove any constraint: keep every number, bound, ordering, condition, edge case and error rule.
-- Keep every sentence, keep code, examples (lines starting with >>>, Input/Output blocks) and identifiers unchanged.
-- Keep the text grammatical and natural. Change words only; do not rewrite the description.""",
-    "US": """Inject UNDER-SPECIFICATION into the task description below.
+- Use broader synonyms or hypernyms ("integer" -> "number", "list" -> "collection"), weaker verbs
+  ("sort" -> "arrange", "return" -> "give back") and less specific type words.
+- Do NOT remove any constraint: never replace a number, a bound, an ordering word, a condition or an edge case.
+- Never touch code, identifiers or examples (lines starting with >>>, Input/Output blocks).
+- "old" is a word or short phrase copied exactly from the description; "new" is its vaguer replacement.
+Example: for "Return the sorted list of unique integers." answer
+{"replacements": [{"old": "integers", "new": "numbers"}, {"old": "Return", "new": "Give back"}]}""",
+    "US": """Inject UNDER-SPECIFICATION into the task description below: delete exactly ONE constraint.
+A constraint restricts what a correct answer is; its category is one of:
+  numeric_bound (a number, size or range limit), ordering (sorted, ascending, first, last...),
+  input_precondition (what the input is guaranteed to be: positive, non-empty...), output_edge_case (what to
+  return in a special case), formula (how a value is computed), error_handling (what to do on bad input),
+  output_format (the type or shape of the answer: a tuple, a string, rounded to 2 decimals...).
 Rules:
-- Delete exactly ONE constraint, and nothing else. The constraint must belong to one of these categories:
-  {categories}.
-- Delete a contiguous piece of text (a clause, phrase or sentence); do not rephrase or add anything.
-- These are NOT constraints, never delete them: implementation hints ("using regex", "using lambda function",
-  "by using merge sort"), plain mentions of the input ("in the given list"), the main request itself, or a
-  sentence that repeats what the rest of the description already says.
-- Keep the remaining text grammatical and every example (lines starting with >>>, Input/Output blocks) unchanged.
-- Report the category of the constraint you deleted in "category".""",
-    "SF": """Inject SYNTAX/FORMATTING defects into the task description below.
+- "deleted" is ONE contiguous piece of the description (a word, phrase, clause or sentence), copied exactly.
+- Never delete: an implementation hint ("using regex", "using lambda function"), a plain mention of the input
+  ("in the given list"), the main request itself, or an example (lines starting with >>>).
+- What remains must still be grammatical.
+Example: for "Write a function to find the first repeated character in a given string." answer
+{"deleted": "first ", "category": "ordering"}""",
+    "SF": """Inject SYNTAX/FORMATTING defects into the task description below: corrupt 1 to 4 words or symbols.
 Rules:
-- Apply a few (1 to 5) surface corruptions: typos or letter transpositions inside words, corrupted delimiters,
-  brackets or colons, changed whitespace or indentation, or a corrupted example block.
-- The meaning must stay the same: do not add, remove or replace words; every changed word stays recognisable.
-- Never add quote characters (' \" `) or backslashes.""",
+- Typos or letter transpositions inside words ("number" -> "nubmer"), a doubled or missing letter, a corrupted
+  bracket, colon or comma.
+- The meaning must stay the same: every corrupted word stays recognisable; never add or remove words.
+- Never add quote characters (' " `) or backslashes.
+- "old" is a word copied exactly from the description; "new" is its corrupted form.
+Example: for "Return the sum of the list." answer
+{"replacements": [{"old": "sum", "new": "smu"}, {"old": "list.", "new": "list,"}]}""",
 }
 
-SCHEMA_HINT = ('Answer with a JSON object only: {{"description": "<the full edited description>", '
-               '"category": "<{cat}>"}}')
+SCHEMA_HINT = "Answer with the JSON object only, in the form of the example."
+
+_STR = {"type": "string"}
+_REPLACEMENTS = {"type": "object", "additionalProperties": False, "required": ["replacements"],
+                 "properties": {"replacements": {"type": "array", "minItems": 1, "maxItems": 4, "items": {
+                     "type": "object", "additionalProperties": False, "required": ["old", "new"],
+                     "properties": {"old": _STR, "new": _STR}}}}}
+# the reply's JSON schema: a server with structured outputs (vLLM) then stops when the object closes
+REPLY_SCHEMAS = {
+    "US": {"type": "object", "additionalProperties": False, "required": ["deleted", "category"],
+           "properties": {"deleted": _STR, "category": {"type": "string", "enum": list(US_CATEGORIES)}}},
+    "LV": _REPLACEMENTS,
+    "SF": _REPLACEMENTS,
+}
 
 
 def build_messages(task: Task, defect: str) -> list[dict[str, str]]:
     """The chat messages asking for one ``defect`` mutant of ``task``."""
-    rules = RULES[defect].format(categories=", ".join(US_CATEGORIES))
-    cat = "one of " + "|".join(US_CATEGORIES) if defect == "US" else {"LV": "lexical", "SF": "formatting"}[defect]
-    user = (f"{rules}\n\n{SCHEMA_HINT.format(cat=cat)}\n\n"
-            f"Task description:\n<<<\n{task.description}\n>>>")
+    user = f"{RULES[defect]}\n\n{SCHEMA_HINT}\n\nTask description:\n<description>\n{task.description}\n</description>"
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 
 
@@ -117,9 +143,14 @@ def build_messages(task: Task, defect: str) -> list[dict[str, str]]:
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.S)
 
 
+def _usable(obj) -> bool:
+    return isinstance(obj, dict) and (isinstance(obj.get("description"), str) or isinstance(obj.get("deleted"), str)
+                                      or isinstance(obj.get("replacements"), list))
+
+
 def parse_reply(text: str) -> dict | None:
-    """The first JSON object in ``text`` holding a string ``"description"`` (inside a
-    fenced block or surrounded by prose), or ``None``."""
+    """The first JSON object in ``text`` holding a string ``"description"`` or ``"deleted"``, or a
+    ``"replacements"`` list (inside a fenced block or surrounded by prose), or ``None``."""
     if not isinstance(text, str) or not text.strip():
         return None
     candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
@@ -132,7 +163,7 @@ def parse_reply(text: str) -> dict | None:
                 obj, _ = dec.raw_decode(chunk, i)
             except json.JSONDecodeError:
                 continue
-            if isinstance(obj, dict) and isinstance(obj.get("description"), str):
+            if _usable(obj):
                 return obj
     return None
 
@@ -183,12 +214,88 @@ def _normalise_category(cat) -> str:
     return c
 
 
+def _example_lines(text: str) -> set[int]:
+    """Indices of the lines an edit must not touch: ``>>>`` lines and the output line after each."""
+    lines = text.split("\n")
+    out = set()
+    for i, ln in enumerate(lines):
+        if ln.strip().startswith(">>>"):
+            out.update((i, i + 1))
+    return out
+
+
+def _replace_words(text: str, old: str, new: str, every: bool) -> str | None:
+    """``text`` with ``old`` (as whole words) replaced outside example lines; None when absent."""
+    rx = re.compile(rf"(?<!\w){re.escape(old)}(?!\w)")
+    lines = text.split("\n")
+    protected = _example_lines(text)
+    hit = False
+    for i, ln in enumerate(lines):
+        if i in protected or (hit and not every):
+            continue
+        ln2, n = rx.subn(lambda _m: new, ln, count=0 if every else 1)
+        if n:
+            lines[i], hit = ln2, True
+    return "\n".join(lines) if hit else None
+
+
+def edited_description(task: Task, defect: str, obj: dict) -> tuple[str | None, str]:
+    """The description a parsed reply asks for, or ``(None, why not)``: a whole ``description``, a
+    ``deleted`` span (it must occur exactly once) or ``replacements`` (LV: every occurrence of each
+    word outside the examples; SF: the first; a word not in the description is dropped, and a
+    reply none of whose words is there is rejected)."""
+    o = task.description
+    if isinstance(obj.get("description"), str):
+        return obj["description"], ""
+    if isinstance(obj.get("deleted"), str):
+        d = obj["deleted"]
+        if not d.strip():
+            return None, "empty deletion"
+        n = o.count(d)
+        if n == 0 and o.count(d.strip()) == 1:
+            d, n = d.strip(), 1
+        if n != 1:
+            return None, (f"deleted text {d[:40]!r} is not in the description" if n == 0 else
+                          f"deleted text {d[:40]!r} occurs {n} times")
+        i = o.index(d)
+        before, after = o[:i], o[i + len(d):]
+        if before.endswith(" ") and (after.startswith(" ") or after[:1] in ",.;:!?" or not after):
+            before = before[:-1]  # no doubled space or space before punctuation where the span was
+        return before + after, ""
+    reps = obj.get("replacements")
+    if not reps or not all(isinstance(r, dict) and isinstance(r.get("old"), str) and isinstance(r.get("new"), str)
+                           for r in reps):
+        return None, "replacements must be a non-empty list of {old, new} strings"
+    new, missing = o, []
+    for r in reps[:8]:
+        if not r["old"].strip() or r["old"] == r["new"]:
+            continue
+        if "_" in r["old"] or (task.entry_point and task.entry_point in r["old"]):
+            return None, f"replaced an identifier ({r['old'][:40]!r}): code names are never edited"
+        if defect == "LV" and not r["new"].strip():
+            return None, f"LV deleted {r['old'][:40]!r}: vagueness replaces words, it never removes them"
+        if defect == "LV" and len(r["new"].split()) > max(3, 2 * len(r["old"].split())):
+            return None, f"LV replacement {r['new'][:40]!r} rewrites rather than replaces a word"
+        if re.search(rf"(?<!\w){re.escape(r['old'])}(?!\w)", r["new"]):
+            return None, f"replacement {r['new'][:40]!r} repeats the word it replaces"
+        got = _replace_words(new, r["old"], r["new"], every=(defect == "LV"))
+        if got is None:
+            missing.append(r["old"])  # small models echo the prompt's example: such a pair is dropped
+        else:
+            new = got
+    if new == o and missing:
+        return None, f"replaced word {missing[0][:40]!r} is not in the description"
+    return new, ""
+
+
 def check_candidate(task: Task, defect: str, reply: str, seed: int) -> tuple[Mutant | None, str]:
     """``(mutant, "")`` for a compliant reply, else ``(None, reason)``."""
     obj = parse_reply(reply)
     if obj is None:
-        return None, f"no JSON object with a 'description' in the reply ({reply.strip()[:60]!r})"
-    new = obj["description"]
+        return None, f"no JSON object with a 'description', 'deleted' or 'replacements' ({reply.strip()[:60]!r})"
+    new, why = edited_description(task, defect, obj)
+    if new is None:
+        return None, why
     if not new.strip():
         return None, "empty description"
     new = _restore_edges(task.description, new)
@@ -239,36 +346,136 @@ def check_candidate(task: Task, defect: str, reply: str, seed: int) -> tuple[Mut
     return mutant, ""
 
 
-def mutate(task: Task, defect: str, seed: int = 0, client: LLMClient | None = None, tries: int = DEFAULT_TRIES,
-           max_tokens: int | None = None) -> Mutant | NotApplicable:
-    """One ``defect`` (LV/US/SF) mutant of ``task`` written by the LLM, or ``NotApplicable``."""
-    if defect not in RULES:
-        raise ValueError(f"unknown defect {defect!r}; choose from {', '.join(RULES)}")
+@dataclass
+class Outcome:
+    """What the engine did for one (task, defect): the accepted mutant or ``NotApplicable``,
+    and every attempt (temperature, seed, why it was rejected: ``""`` for the accepted one)."""
+    task: Task
+    defect: str
+    result: Mutant | NotApplicable
+    attempts: list[dict] = field(default_factory=list)
+
+
+def _judge_gate(candidates: list[tuple[int, Mutant]], judge: LLMClient, constrained) -> dict[int, str]:
+    """The LLM judge's verdict on rule-compliant candidates: index -> rejection reason ('' = accepted);
+    its scores go into each mutant's ``judge`` as ``llm_compliance``/``llm_naturalness``."""
+    from .llm_judge import judge_llm_many  # lazy: only the judged loop needs it
+
+    scores = judge_llm_many([m for _, m in candidates], judge, constrained=constrained)
+    out = {}
+    for (i, m), sc in zip(candidates, scores):
+        for k in ("compliance", "naturalness"):
+            if sc.get(k) is not None:
+                m.judge[f"llm_{k}"] = float(sc[k])
+        c = sc.get("compliance")
+        out[i] = "" if c == 1 else ("llm judge: not compliant" if c == 0 else "llm judge: no parseable score")
+    return out
+
+
+def _ask(client: LLMClient, pairs: list, temperature: float, max_tokens: int, seeds: list[int],
+         constrained: bool) -> list[str]:
+    """The replies to ``pairs``' prompts, in order: one ``chat_many`` per defect (each its own
+    reply schema when ``constrained``)."""
+    replies: list[str] = [""] * len(pairs)
+    for defect in dict.fromkeys(d for _, d in pairs):
+        idx = [k for k, (_, d) in enumerate(pairs) if d == defect]
+        fmt = json_schema_format(f"{defect.lower()}_edit", REPLY_SCHEMAS[defect]) if constrained else None
+        got = client.chat_many([build_messages(*pairs[k]) for k in idx], temperature=temperature,
+                               max_tokens=max_tokens, seed=[seeds[k] for k in idx], response_format=fmt)
+        for k, r in zip(idx, got):
+            replies[k] = r
+    return replies
+
+
+def mutate_batch(pairs, seed: int = 0, client: LLMClient | None = None, tries: int = DEFAULT_TRIES,
+                 max_tokens: int | None = None, judge: LLMClient | None = None,
+                 judge_constrained: str | None = "json_schema", on_done=None, progress: bool = False,
+                 constrained: bool = True) -> list[Outcome]:
+    """Outcomes of many ``(task, defect)`` pairs, in order. Each round sends every pair still
+    open in one batched ``chat_many`` (round ``i`` at ``TEMPERATURES[i]``, a seed per pair and
+    attempt); a reply is accepted when the engine checks and the rule judge pass and, with
+    ``judge``, the LLM judge scores it compliant. ``on_done(outcome)`` is called as soon as a
+    pair is settled (accepted, or rejected ``tries`` times), so a caller can store it.
+    ``constrained``: ask the server for JSON of the defect's :data:`REPLY_SCHEMAS` (structured
+    outputs; a server that ignores ``response_format`` still gets a parseable request)."""
     if tries < 1:
         raise ValueError(f"tries must be >= 1, got {tries}")
-    task_id = getattr(task, "task_id", "?")
-    if not isinstance(task, Task):
-        return NotApplicable(str(task_id), defect, f"not a Task ({type(task).__name__})")
-    problem = input_problem(task)
-    if problem:
-        return NotApplicable(task_id, defect, problem)
-    client = client or get_client()
-    messages = build_messages(task, defect)
-    if max_tokens is None:
-        max_tokens = min(4096, 128 + len(task.description))  # ~1 token per 3-4 chars: room for the JSON
-    reason = ""
+    pairs = list(pairs)
+    for _, d in pairs:
+        if d not in RULES:
+            raise ValueError(f"unknown defect {d!r}; choose from {', '.join(RULES)}")
+    outcomes: list[Outcome | None] = [None] * len(pairs)
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm  # lazy: as in defects.mutate_many
+        bar = tqdm(total=len(pairs), desc="llm mutants", unit="pair")
+
+    def settle(i: int, outcome: Outcome) -> None:
+        outcomes[i] = outcome
+        if on_done is not None:
+            on_done(outcome)
+        if bar is not None:
+            bar.update(1)
+
+    attempts: dict[int, list[dict]] = {}
+    open_: list[int] = []
+    for i, (task, defect) in enumerate(pairs):
+        task_id = getattr(task, "task_id", "?")
+        problem = (f"not a Task ({type(task).__name__})" if not isinstance(task, Task) else input_problem(task))
+        if problem:
+            settle(i, Outcome(task, defect, NotApplicable(str(task_id), defect, problem)))
+        else:
+            attempts[i] = []
+            open_.append(i)
+    if open_:
+        client = client or get_client()
     for attempt in range(tries):
+        if not open_:
+            break
         temperature = TEMPERATURES[min(attempt, len(TEMPERATURES) - 1)]
-        reply = client.chat(messages, temperature=temperature, max_tokens=max_tokens,
-                            seed=_attempt_seed(seed, task, defect, attempt))
-        try:
-            mutant, reason = check_candidate(task, defect, reply, seed)
-        except RecursionError:
-            mutant, reason = None, "text too deeply nested to analyse"
-        if mutant is not None:
-            mutant.judge["llm_attempts"] = float(attempt + 1)
-            return mutant
-    return NotApplicable(task_id, defect, f"llm output non-compliant after {tries} tries: {reason}")
+        seeds = [_attempt_seed(seed, pairs[i][0], pairs[i][1], attempt) for i in open_]
+        budget = max_tokens or REPLY_TOKENS
+        replies = _ask(client, [pairs[i] for i in open_], temperature, budget, seeds, constrained)
+        checked: dict[int, tuple[Mutant | None, str]] = {}
+        for i, reply in zip(open_, replies):
+            task, defect = pairs[i]
+            try:
+                checked[i] = check_candidate(task, defect, reply, seed)
+            except RecursionError:
+                checked[i] = (None, "text too deeply nested to analyse")
+        if judge is not None:
+            verdicts = _judge_gate([(i, m) for i, (m, _) in checked.items() if m is not None], judge,
+                                   judge_constrained)
+            checked = {i: (m, verdicts[i]) if m is not None and verdicts[i] else (m, why)
+                       for i, (m, why) in checked.items()}
+        still = []
+        for i, s in zip(open_, seeds):
+            m, why = checked[i]
+            attempts[i].append({"temperature": temperature, "seed": s, "reason": why})
+            task, defect = pairs[i]
+            if m is not None and not why:
+                m.judge["llm_attempts"] = float(attempt + 1)
+                settle(i, Outcome(task, defect, m, attempts[i]))
+            elif attempt == tries - 1:
+                settle(i, Outcome(task, defect, NotApplicable(
+                    task.task_id, defect, f"llm output non-compliant after {tries} tries: {why}"), attempts[i]))
+            else:
+                still.append(i)
+        open_ = still
+    if bar is not None:
+        bar.close()
+    return outcomes  # type: ignore[return-value]
 
 
-__all__ = ["build_messages", "check_candidate", "diff_ops", "get_client", "mutate", "parse_reply", "set_client"]
+def mutate(task: Task, defect: str, seed: int = 0, client: LLMClient | None = None, tries: int = DEFAULT_TRIES,
+           max_tokens: int | None = None, judge: LLMClient | None = None) -> Mutant | NotApplicable:
+    """One ``defect`` (LV/US/SF) mutant of ``task`` written by the LLM, or ``NotApplicable``
+    (:func:`mutate_batch` for one pair)."""
+    if defect not in RULES:
+        raise ValueError(f"unknown defect {defect!r}; choose from {', '.join(RULES)}")
+    return mutate_batch([(task, defect)], seed=seed, client=client, tries=tries, max_tokens=max_tokens,
+                        judge=judge)[0].result
+
+
+__all__ = ["Outcome", "build_messages", "check_candidate", "diff_ops", "get_client", "mutate", "mutate_batch",
+           "parse_reply", "set_client"]

@@ -1,0 +1,171 @@
+"""``specdefects mutants generate|judge``: the LLM engine and the LLM judge over a benchmark,
+stored as data (:mod:`specdefects.defects.llm_store`) that ``build spec-defects`` reads."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+
+from ..llm import LLMClient
+from . import MUTATORS
+from .llm_store import MutantStore, stored_path
+
+
+class _Usage(ValueError):
+    pass
+
+
+def _tasks(args):
+    from ..benchmarks import available_benchmarks, load_tasks
+
+    if args.benchmark not in available_benchmarks():
+        raise _Usage(f"unknown benchmark {args.benchmark!r}; choose from {', '.join(available_benchmarks())}")
+    tasks = load_tasks(args.benchmark, args.source)
+    if args.task_id:
+        by_id = {t.task_id: t for t in tasks}
+        unknown = [i for i in args.task_id if i not in by_id]
+        if unknown:
+            raise _Usage(f"unknown task id(s) for {args.benchmark}: {', '.join(unknown)}")
+        tasks = [by_id[i] for i in args.task_id]
+    if args.limit is not None:
+        if args.limit < 1:
+            raise _Usage("--limit must be at least 1")
+        tasks = tasks[: args.limit]
+    return tasks
+
+
+def _client(spec: str | None, what: str) -> LLMClient:
+    if not spec:
+        raise _Usage(f"{what} needs a model: vllm:NAME_OR_PATH (offline vLLM; a registered name such as "
+                     f"qwen2.5-coder-1.5b-instruct is prepared first) or openai:URL[@MODEL]")
+    kwargs = {"vllm_kwargs": {"max_model_len": 4096}} if spec.startswith("vllm:") else {}
+    return LLMClient.from_spec(spec, **kwargs)
+
+
+def _cmd_generate(args) -> int:
+    from .llm_runs import generate, rules_skipped
+
+    defects = list(MUTATORS) if "all" in args.defects else args.defects
+    tasks = _tasks(args)
+    pairs = rules_skipped(tasks, defects, args.seed) if args.which == "rules-skipped" else \
+        [(t, d) for t in tasks for d in defects]
+    if args.sample is not None:
+        if args.sample < 1:
+            raise _Usage("--sample must be at least 1")
+        rng = random.Random(f"{args.seed}:sample")
+        keep = set(rng.sample(range(len(pairs)), min(args.sample, len(pairs))))
+        pairs = [p for i, p in enumerate(pairs) if i in keep]
+    if not pairs:
+        raise _Usage(f"{args.benchmark}: no (task, defect) pairs selected")
+    store = args.store or stored_path("mutants", args.benchmark)
+    client = _client(args.llm, "--llm")
+    judge = None if args.judge_llm == "none" else client if args.judge_llm == "same" else \
+        _client(args.judge_llm, "--judge-llm")
+    res = generate(pairs, client, store, seed=args.seed, tries=args.tries, judge_client=judge, batch=args.batch,
+                   progress=not args.json)
+    if args.json:
+        print(json.dumps(res, indent=2))
+    else:
+        print(f"{res['asked']} pair(s) asked ({res['already_stored']} already stored): {res['accepted']} accepted, "
+              f"{res['rejected']} rejected, in {res['wall_s']} s; store: {res['store']}")
+    return 0
+
+
+def _cmd_judge(args) -> int:
+    from .llm_runs import dataset_mutants, judge
+
+    tasks = _tasks(args)
+    mstore = None if args.mutants == "none" else MutantStore(args.mutants or stored_path("mutants", args.benchmark))
+    mutants, _ = dataset_mutants(tasks, list(MUTATORS), args.seed, mstore, progress=not args.json)
+    if args.engine != "all":
+        mutants = [m for m in mutants if m.engine == args.engine]
+    if args.sample is not None:
+        rng = random.Random(f"{args.seed}:judge-sample")
+        mutants = sorted(rng.sample(mutants, min(args.sample, len(mutants))), key=mutants.index)
+    store = args.store or stored_path("judge", args.benchmark)
+    res = judge(mutants, _client(args.llm, "--llm"), store, constrained=None if args.constrained == "none"
+                else args.constrained, batch=args.batch, progress=not args.json)
+    if args.json:
+        print(json.dumps(res, indent=2))
+    else:
+        print(f"{res['judged']} mutant(s) judged ({res['already_stored']} already stored) in {res['wall_s']} s; "
+              f"store: {res['store']}")
+    return 0
+
+
+def _run(fn):
+    def wrapped(args) -> int:
+        try:
+            return fn(args)
+        except _Usage as e:
+            print(f"specdefects mutants {args.action}: error: {e}", file=sys.stderr)
+            return 2
+    return wrapped
+
+
+def _task_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--benchmark", required=True, help="humaneval or mbpp (any loader name works)")
+    p.add_argument("--source", default=None, help="a local file or Hub id (default: the benchmark's)")
+    p.add_argument("--task-id", nargs="+", default=None, metavar="ID", help="only these task ids")
+    p.add_argument("--limit", type=int, default=None, help="only the first N (selected) tasks")
+    p.add_argument("--seed", type=int, default=0, help="seed of the mutations and any sample (default 0)")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON (no progress bar)")
+
+
+def add_mutants_parser(sub) -> None:
+    p = sub.add_parser("mutants", help="make LLM mutants and LLM-judge scores, stored as data for builds",
+                       description="The study's LLM steps, run once and stored as JSON lines (by default in the "
+                                   "package's specdefects/defects/stored/, which `build spec-defects` reads): "
+                                   "'generate' runs the LLM engine with its compliance loop (engine checks, the "
+                                   "rule judge and optionally the LLM judge must accept; bounded retries), "
+                                   "'judge' scores every mutant of a benchmark (rule-made and stored LLM-made) "
+                                   "for compliance and naturalness. Both resume from their store.")
+    acts = p.add_subparsers(dest="action", metavar="ACTION")
+
+    g = acts.add_parser("generate", help="LLM mutants for the pairs the rule engine skips (or all)",
+                        formatter_class=argparse.RawDescriptionHelpFormatter,
+                        description="Run the LLM engine on (task, defect) pairs and append each settled pair "
+                                    "(accepted mutant with its ops, or the rejection with every attempt's "
+                                    "reason) to the store.",
+                        epilog="example (offline, the registry's model through vLLM on this machine):\n"
+                               "  specdefects mutants generate --benchmark mbpp --source mbpp.jsonl --defects US \\\n"
+                               "    --llm vllm:qwen2.5-coder-1.5b-instruct --judge-llm same")
+    _task_args(g)
+    g.add_argument("--llm", default=os.environ.get("SPECDEFECTS_LLM"),
+                   help="the mutator: vllm:NAME_OR_PATH or openai:URL[@MODEL] (default $SPECDEFECTS_LLM)")
+    g.add_argument("--judge-llm", default="none", metavar="SPEC|same|none",
+                   help="the LLM judge gating each candidate (same: the mutator; default none: rule judge only)")
+    g.add_argument("--defects", nargs="+", default=["US"], choices=["LV", "US", "SF", "all"],
+                   help="defect types (default US)")
+    g.add_argument("--which", choices=["rules-skipped", "all"], default="rules-skipped",
+                   help="rules-skipped: only the pairs the rule engine leaves out (default); all: every pair")
+    g.add_argument("--sample", type=int, default=None, metavar="N", help="a seeded sample of N of those pairs")
+    g.add_argument("--tries", type=int, default=4, help="attempts per pair (default 4)")
+    g.add_argument("--batch", type=int, default=64, help="pairs per batched round (default 64)")
+    g.add_argument("--store", default=None, help="the store file (default: the package's llm_mutants_<benchmark>.jsonl)")
+    g.set_defaults(func=_run(_cmd_generate))
+
+    j = acts.add_parser("judge", help="LLM-judge scores of every mutant of a benchmark",
+                        formatter_class=argparse.RawDescriptionHelpFormatter,
+                        description="Score each mutant the build would make (rule engine + stored LLM mutants) "
+                                    "with the LLM judge, greedy, output constrained to {\"score\": 0|1}; append "
+                                    "the scores to the judge store.",
+                        epilog="example:\n  specdefects mutants judge --benchmark humaneval "
+                               "--llm vllm:qwen2.5-coder-1.5b-instruct --constrained choice")
+    _task_args(j)
+    j.add_argument("--llm", default=os.environ.get("SPECDEFECTS_LLM"), help="the judge model (as for generate)")
+    j.add_argument("--constrained", choices=["json_schema", "choice", "none"], default="json_schema",
+                   help="output constraint: json_schema (any server), choice (vLLM: exactly one of the two "
+                        "answers), none")
+    j.add_argument("--engine", choices=["rules", "llm", "all"], default="all", help="which mutants (default all)")
+    j.add_argument("--mutants", default=None, metavar="PATH|none",
+                   help="the LLM mutant store to include (default the package's; none: rule mutants only)")
+    j.add_argument("--sample", type=int, default=None, metavar="N", help="a seeded sample of N mutants")
+    j.add_argument("--batch", type=int, default=128, help="mutants per batched call (default 128)")
+    j.add_argument("--store", default=None, help="the judge store (default: the package's llm_judge_<benchmark>.jsonl)")
+    j.set_defaults(func=_run(_cmd_judge))
+
+    p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
