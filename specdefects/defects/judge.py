@@ -23,7 +23,9 @@ sub-criteria that make up each score:
 * naturalness — no new doubled spaces or punctuation (SF: bounded number of edits and
   no control characters instead, its corruption being the point), the text still starts
   with a capital when it did and ends with a full stop when it did, no dangling
-  conjunction or article before punctuation, no new repeated word or word pair ("the the").
+  conjunction or article before punctuation, no new repeated word or word pair ("the the"), no
+  new broken phrase ("is or odd", "Write a to a string", "Return of given") and no new sentence
+  starting in lower case.
 """
 
 from __future__ import annotations
@@ -41,6 +43,11 @@ CONSTRAINT_WORDS = re.compile(
     re.I)
 WORD = re.compile(r"[A-Za-z0-9]+")
 REPEATED = re.compile(r"\b(\w+(?:\s+\w+)?)\s+\1\b", re.I)  # "the the", "value of value of"
+# what a deletion leaves when it cut a phrase in two: "is or odd", "Write a to a string", "Return of given"
+BROKEN = re.compile(r"\b(?:is|are|be|was|were)\s+(?:or|and)\b|\b(?:a|an|the)\s+(?:of|to|from|in|on|with|by|for|and|or|"
+                    r"is|are|that|which)\b|\b(?:return|returns|find|get|compute|calculate|count|generate|remove|print|"
+                    r"sort|check)\s+(?:of|from|on|that|which|is|are)\b|\bgiven\s*[.,;:!?]", re.I)
+LOWER_START = re.compile(r"[a-z)\]][.!?][ \t]+[a-z]")  # on one line: HumanEval starts lines with identifiers
 DANGLING = re.compile(r"\b(and|or|but|the|a|an|of|to|with|by|for|from)\s*[.,;:!?]", re.I)
 
 
@@ -292,6 +299,8 @@ def naturalness(m: Mutant) -> dict[str, int]:
         "ends_properly": not o.rstrip().endswith((".", "?", "!")) or n.rstrip().endswith((".", "?", "!", ")")),
         "no_dangling": len(DANGLING.findall(n)) <= len(DANGLING.findall(o)),
         "no_repeated_words": len(REPEATED.findall(n)) <= len(REPEATED.findall(o)),
+        "no_broken_phrase": len(BROKEN.findall(n)) <= len(BROKEN.findall(o)),
+        "sentences_start_capital": len(LOWER_START.findall(n)) <= len(LOWER_START.findall(o)),
         "articles": len(re.findall(r"\ba [aeiouAEIOU]\w|\ban [b-df-hj-np-tv-zB-DF-HJ-NP-TV-Z]\w", n))
         <= len(re.findall(r"\ba [aeiouAEIOU]\w|\ban [b-df-hj-np-tv-zB-DF-HJ-NP-TV-Z]\w", o)),
     }

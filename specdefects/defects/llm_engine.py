@@ -49,6 +49,17 @@ from .judge import judge_rules
 
 DEFAULT_TRIES = 4
 TEMPERATURES = (0.0, 0.7, 0.9, 1.0)  # attempt i uses TEMPERATURES[min(i, len - 1)]
+# a model's US deletion must carry one of these (or a digit): without one it deletes the request's own
+# words ("Return [-length-] of given string"), which the rule judge's category keywords let through
+US_QUALIFIER = re.compile(
+    r"\b(if|when|whenever|unless|otherwise|except|including|excluding|without|only|at (?:most|least)|exactly|"
+    r"between|more than|less than|up to|order|ascending|descending|increasing|decreasing|sorted|reverse\w*|"
+    r"every|each|all|any|none|no|not|empty|non-\w+|positive|negative|unique|distinct|duplicates?|first|last|"
+    r"raise\w*|errors?|exceptions?|invalid|round\w*|decimals?|case|ignor\w*|assum\w*|guarantee\w*|note|"
+    r"consisting|containing|separated|respectively|inclusive|exclusive|consecutive|adjacent|lower ?case|"
+    r"upper ?case|true|false|zero)\b"
+    r"|\b(?:as|into|returns?|returning)\s+(?:a\s+|an\s+|the\s+)?(?:tuple|string|list|dictionary|boolean|integer|float)",
+    re.I)
 REPLY_TOKENS = 320  # an edit (a deleted span, a few replacements) in JSON; rambling replies stop here
 LV_MIN_WORD_RATIO = 0.5  # LV rewrites words, it does not rewrite the description
 
@@ -326,6 +337,11 @@ def check_candidate(task: Task, defect: str, reply: str, seed: int) -> tuple[Mut
         if ratio < LV_MIN_WORD_RATIO:
             return None, f"LV rewrote the description (word similarity {ratio:.2f} < {LV_MIN_WORD_RATIO})"
     ops = diff_ops(o, new, category=category, merge=(defect == "US"))
+    if defect == "US" and ops:
+        gone = ops[0].before
+        if not US_QUALIFIER.search(gone) and not re.search(r"\d", gone):
+            return None, (f"US deleted {gone.strip()[:40]!r}, which carries no qualifier (a restricting word, a "
+                          f"condition, a bound): deleting plain words removes the request, not a constraint")
     try:
         mutant = build_mutant(task, defect, ops, seed)
     except Skip as e:
@@ -340,6 +356,9 @@ def check_candidate(task: Task, defect: str, reply: str, seed: int) -> tuple[Mut
     if not scores.get("compliance"):
         failed = sorted(k for k, v in scores.items() if v == 0 and k not in ("compliance", "naturalness"))
         return None, f"rule judge: not compliant ({', '.join(failed) or 'compliance'})"
+    if not scores.get("naturalness"):
+        failed = sorted(k for k, v in scores.items() if v == 0 and k not in ("compliance", "naturalness"))
+        return None, f"rule judge: not natural ({', '.join(failed) or 'naturalness'})"
     mutant = replace(mutant, engine="llm", judge={f"rules_{k}": float(v) for k, v in scores.items()})
     if defect == "US":
         mutant.task.metadata = {**mutant.task.metadata, "us_category": category}

@@ -142,13 +142,23 @@ class MutantStore:
 
     def rebuild(self, task: Task, defect: str) -> Mutant | NotApplicable | None:
         """The stored mutant (engine ``llm``, rebuilt from the ops), ``NotApplicable`` for a
-        stored rejection, ``None`` when nothing is stored for this task's text."""
+        stored rejection or a mutant today's checks reject, ``None`` when nothing is stored for
+        this task's text."""
         rec = self.get(task, defect)
         if rec is None:
             return None
         if rec["status"] != "accepted":
             return NotApplicable(task.task_id, defect, f"llm engine ({rec.get('model', '?')}): {rec.get('reason', '')}")
-        return mutant_from_record(task, rec)
+        m = mutant_from_record(task, rec)
+        from .llm_engine import check_candidate  # lazy: llm_engine imports the LLM client
+
+        # held to today's engine checks and rule judge, which may be stricter than the ones that accepted it
+        again, why = check_candidate(task, defect, json.dumps({"description": rec["description"],
+                                                               "category": rec.get("category", "")}), m.seed)
+        if again is None:
+            return NotApplicable(task.task_id, defect, f"stored llm mutant ({rec.get('model', '?')}) fails today's "
+                                                       f"checks: {why}")
+        return m
 
     def append(self, records) -> int:
         records = list(records)
