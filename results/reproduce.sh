@@ -20,9 +20,10 @@ export VLLM_CPU_KVCACHE_SPACE=${VLLM_CPU_KVCACHE_SPACE:-4} VLLM_ENABLE_V1_MULTIP
 
 ALL_RUNS="he-0.5b paired-0.5b matched-he-0.5b quality-0.5b matched-mbpp-0.5b he-1.5b mbpp-0.5b controls-he-0.5b controls-mbpp-0.5b represent-0.5b"  # also: mbpp-sample-0.5b
 
+# the committed spec-defects runs were made on the rule-made dataset: --llm-store none rebuilds it
 spec_data() {
   [ -f "$SPEC_DATA/build_report.json" ] || "$VENV_BIN/specdefects" build spec-defects --out "$SPEC_DATA" \
-    --benchmarks humaneval mbpp --source mbpp=../shared/data/mbpp/mbpp.jsonl --json > /dev/null
+    --benchmarks humaneval mbpp --source mbpp=../shared/data/mbpp/mbpp.jsonl --llm-store none --json > /dev/null
   echo "SPECDEFECTS_DATA=$SPEC_DATA"
 }
 
@@ -39,7 +40,7 @@ MBPP_SAMPLE=${MBPP_SAMPLE:-300}
 spec_sample_data() {
   local dir="out/spec-defects-mbpp-sample$MBPP_SAMPLE"
   [ -f "$dir/build_report.json" ] || "$VENV_BIN/specdefects" build spec-defects --out "$dir" --benchmarks mbpp \
-    --source mbpp=../shared/data/mbpp/mbpp.jsonl --sample "$MBPP_SAMPLE" --json > /dev/null
+    --source mbpp=../shared/data/mbpp/mbpp.jsonl --sample "$MBPP_SAMPLE" --llm-store none --json > /dev/null
   echo "SPECDEFECTS_DATA=$dir"
 }
 
@@ -102,8 +103,34 @@ represent() {
   "$VENV_BIN/specdefects" represent analyze "$STATES" "${runs[@]}" --out "$out" | tee "$out/summary.txt"
 }
 
+# the LLM engine and the LLM judge (issue 12): appended to the package's stores
+# (specdefects/defects/stored/llm_{mutants,judge}_<benchmark>.jsonl), resuming from what they hold
+MBPP_SRC=(--source ../shared/data/mbpp/mbpp.jsonl)
+llm_mutants() {
+  local model=$1 out="results/llm-mutants" b src
+  "$VLLM_BIN/specdefects" models prepare "$model" --json > /dev/null
+  mkdir -p "$out"
+  for b in humaneval mbpp; do
+    src=(); [ "$b" = mbpp ] && src=("${MBPP_SRC[@]}")
+    echo "== llm mutants: $model on the US pairs of $b the rules skip (the same model as the judge gate)"
+    "$VLLM_BIN/specdefects" mutants generate --benchmark "$b" "${src[@]}" --defects US --llm "vllm:$model" \
+      --judge-llm same --batch 64 --json | tee "$out/generate_$b.json"
+  done
+}
+llm_judge() {
+  local model=$1 out="results/llm-mutants" b src
+  for b in humaneval mbpp; do
+    src=(); [ "$b" = mbpp ] && src=("${MBPP_SRC[@]}")
+    echo "== llm judge: $model on every mutant of $b (rules + stored llm)"
+    "$VLLM_BIN/specdefects" mutants judge --benchmark "$b" "${src[@]}" --llm "vllm:$model" --constrained choice \
+      ${JUDGE_SAMPLE:+--sample "$JUDGE_SAMPLE"} --json | tee "$out/judge_$b.json"
+  done
+}
+
 one() {
   case "$1" in
+    llm-mutants-1.5b)  llm_mutants qwen2.5-coder-1.5b-instruct ;;
+    llm-judge-1.5b)    llm_judge qwen2.5-coder-1.5b-instruct ;;
     represent-0.5b)    follow_data > /dev/null; represent qwen2.5-coder-0.5b-instruct "$1" ;;
     he-0.5b)           run qwen2.5-coder-0.5b-instruct "$1" "$(spec_data)" spec_defects_humaneval_instruct ;;
     mbpp-0.5b)         run qwen2.5-coder-0.5b-instruct "$1" "$(spec_data)" spec_defects_mbpp_instruct ;;

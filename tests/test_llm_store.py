@@ -201,3 +201,23 @@ def test_mutants_cli_end_to_end_and_bad_input(tmp_path, capsys):
     assert "needs a model" in capsys.readouterr().err
     assert main(["build", "spec-defects", "--out", str(tmp_path / "x"), "--llm-store", str(tmp_path / "nowhere")]) == 2
     assert "is not a folder" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("reply, judge_reply, why", [
+    ("", '{"score": 1}', "no JSON object"),                                          # an empty answer
+    ("I'm sorry, but I can't help with that.", '{"score": 1}', "no JSON object"),   # a refusal
+    (json.dumps({"replacements": [{"old": "sum", "new": "sum"}]}), '{"score": 1}', "unchanged"),
+    (json.dumps({"description": "Sort the list.\n>>> f([1, 2])\n3"}), '{"score": 1}', "LV rewrote"),  # another task
+    (json.dumps({"replacements": [{"old": "numbers", "new": "values"}]}), "yes!!", "no parseable score"),
+])
+def test_bad_model_answers_end_as_rejected_attempts_with_reasons(tmp_path, reply, judge_reply, why):
+    def step(body):
+        judging = "strict annotator" in body["messages"][0]["content"]
+        return 200, judge_reply if judging else reply
+    store = tmp_path / "m.jsonl"
+    with FakeServer([step]) as srv:
+        c = srv.client()
+        res = generate([(crafted(), "LV")], c, store, judge_client=c, tries=2, progress=False)
+    rec = json.loads(store.read_text())
+    assert res["rejected"] == 1 and rec["status"] == "rejected" and len(rec["attempts"]) == 2
+    assert why in rec["reason"] and all(why in a["reason"] for a in rec["attempts"]), rec
