@@ -117,14 +117,20 @@ llm_mutants() {
       --judge-llm same --batch 64 --json | tee "$out/generate_$b.json"
   done
 }
+# every HumanEval mutant, a seeded sample of MBPP's (JUDGE_SAMPLE_MBPP, 240 as committed; 0: all), then
+# the hand-checked mutants of the agreement table (the comparison's stores in results/llm-mutants/compare)
 llm_judge() {
-  local model=$1 out="results/llm-mutants" b src
+  local model=$1 out="results/llm-mutants" b sample
   for b in humaneval mbpp; do
-    src=(); [ "$b" = mbpp ] && src=("${MBPP_SRC[@]}")
-    echo "== llm judge: $model on every mutant of $b (rules + stored llm)"
-    "$VLLM_BIN/specdefects" mutants judge --benchmark "$b" "${src[@]}" --llm "vllm:$model" --constrained choice \
-      ${JUDGE_SAMPLE:+--sample "$JUDGE_SAMPLE"} --json | tee "$out/judge_$b.json"
+    src=(); sample=(); [ "$b" = mbpp ] && src=("${MBPP_SRC[@]}")
+    [ "$b" = mbpp ] && [ "${JUDGE_SAMPLE_MBPP:-240}" != 0 ] && sample=(--sample "${JUDGE_SAMPLE_MBPP:-240}")
+    echo "== llm judge: $model on the mutants of $b (rules + stored llm)"
+    "$VLLM_BIN/specdefects" mutants judge --benchmark "$b" "${src[@]}" "${sample[@]}" --llm "vllm:$model" \
+      --constrained choice --json | tee "$out/judge_$b.json"
   done
+  [ -d "$out/compare" ] || "$VLLM_BIN/python" "$out/compare_models.py" "$out/compare" \
+    qwen2.5-coder-0.5b-instruct qwen2.5-coder-1.5b-instruct
+  "$VLLM_BIN/python" "$out/agreement.py" judge "$model" && "$VENV_BIN/python" "$out/agreement.py" report > /dev/null
 }
 
 one() {

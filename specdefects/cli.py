@@ -95,14 +95,12 @@ def cmd_demo(args) -> int:
 def cmd_mutate(args) -> int:
     from pathlib import Path
 
-    from .benchmarks import available_benchmarks, load_tasks
     from .builders import mark_changes
     from .defects import MUTATORS, mutate_many
+    from .defects.cli import select_tasks
     from .defects.judge import judge_rules
     from .files import write_jsonl_atomic
 
-    if args.benchmark not in available_benchmarks():
-        raise UsageError(f"unknown benchmark {args.benchmark!r}; choose from {', '.join(available_benchmarks())}")
     defects = list(MUTATORS) if args.defect == "all" else [args.defect]
     if args.engine == "llm":
         if not args.llm:
@@ -110,19 +108,7 @@ def cmd_mutate(args) -> int:
         from .defects import llm_engine
         from .llm import LLMClient
         llm_engine.set_client(LLMClient.from_spec(args.llm))
-    if args.limit is not None and args.limit < 1:
-        raise UsageError("--limit must be at least 1")
-    tasks = load_tasks(args.benchmark, args.source)
-    if args.task_id:
-        by_id = {t.task_id: t for t in tasks}
-        unknown = [i for i in args.task_id if i not in by_id]
-        if unknown:
-            raise UsageError(f"unknown task id(s) for {args.benchmark}: {', '.join(unknown)}")
-        tasks = [by_id[i] for i in args.task_id]
-    if args.limit:
-        tasks = tasks[: args.limit]
-    if not tasks:
-        raise UsageError(f"{args.benchmark}: no tasks selected")
+    tasks = select_tasks(args)
     mutants, skipped = mutate_many(tasks, defects, seed=args.seed, progress=not args.json, engine=args.engine)
     for m in mutants:
         m.judge = dict(judge_rules(m))

@@ -137,7 +137,8 @@ def test_card_front_matter_and_content(he_build):
         assert heading in text
     assert "| humaneval | LV |" in text and "grouped" in text
     examples = text.split("## Examples (original vs mutant)")[1]
-    assert examples.count("**humaneval/") == 5
+    assert examples.count("**humaneval/") == 15  # five per defect
+    assert [examples.count(f" — {d}** (") for d in ("LV", "US", "SF")] == [5, 5, 5]
     assert "[-" in examples or "{+" in examples
     assert json.loads((out / "build_report.json").read_text())["rows"]["humaneval"]["test"] == \
         report.rows["humaneval"]["test"]

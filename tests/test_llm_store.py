@@ -6,6 +6,7 @@ import json
 import warnings
 
 import pytest
+from conftest import SHARED_DATA, needs_shared_data
 from test_llm import FakeServer, crafted
 
 from specdefects.benchmarks import load_tasks
@@ -221,3 +222,29 @@ def test_bad_model_answers_end_as_rejected_attempts_with_reasons(tmp_path, reply
     rec = json.loads(store.read_text())
     assert res["rejected"] == 1 and rec["status"] == "rejected" and len(rec["attempts"]) == 2
     assert why in rec["reason"] and all(why in a["reason"] for a in rec["attempts"]), rec
+
+
+def test_the_stores_that_ship_load_rebuild_and_match_todays_mutants(he):
+    """The package's stored LLM work is read by every default build: it must parse, its accepted
+    mutants must rebuild, and its judge scores must belong to today's rule-made texts (a change
+    to the rule engine makes them stale: re-run `specdefects mutants judge`)."""
+    from specdefects.defects import mutate_many
+
+    store = MutantStore(stored_path("mutants", "humaneval"))
+    assert len(store) == 41 and {r["model"] for r in store.records.values()} == {"qwen2.5-coder-1.5b-instruct"}
+    assert all(r["status"] == "rejected" and r["reason"] and r["attempts"] for r in store.records.values())
+    skipped = {t.task_id for t, _ in rules_skipped(list(he.values()), ["US"], 0)}
+    assert {uid.split("/", 1)[1] for uid, _ in store.records} == skipped  # one record per pair the rules skip
+    js = JudgeStore(stored_path("judge", "humaneval"))
+    mutants, _ = mutate_many(list(he.values()), ("LV", "US", "SF"), progress=False)
+    assert all(js.get(m) is not None for m in mutants), "stale judge scores: re-run specdefects mutants judge"
+
+
+@needs_shared_data
+def test_the_stored_mbpp_mutant_rebuilds_and_passes_todays_checks():
+    mbpp = {t.task_id: t for t in load_tasks("mbpp", str(SHARED_DATA / "mbpp" / "mbpp.jsonl"))}
+    store = MutantStore(stored_path("mutants", "mbpp"))
+    accepted = [k for k, r in store.records.items() if r["status"] == "accepted"]
+    assert len(store) == 576 and accepted == [("mbpp/648", "US")]
+    m = store.rebuild(mbpp["648"], "US")
+    assert isinstance(m, Mutant) and "every" not in m.task.description and m.judge["llm_compliance"] == 1.0

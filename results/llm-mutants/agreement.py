@@ -19,7 +19,7 @@ from specdefects.defects.llm_store import JudgeStore, MutantStore, mutant_from_r
 
 HERE = Path(__file__).resolve().parent
 SOURCES = {"humaneval": None, "mbpp": "../shared/data/mbpp/mbpp.jsonl"}
-COMPARE = Path("out/llm-compare")
+COMPARE = HERE / "compare"  # compare_models.py results/llm-mutants/compare MODEL ...
 JUDGED = HERE / "judge_hand_checked.jsonl"
 
 
@@ -57,6 +57,16 @@ def _kappa(a, b):
     return cohen_kappa_score(a, b)
 
 
+def _accepted_today(m, origin: str) -> int:
+    if origin == "rules":
+        return int(judge_rules(m)["compliance"])
+    import json
+
+    from specdefects.defects.llm_engine import check_candidate
+    reply = json.dumps({"description": m.task.description, "category": m.task.metadata.get("us_category", "")})
+    return int(check_candidate(m.original, m.defect, reply, 0)[0] is not None)
+
+
 def report_step() -> None:
     rows = hand_checked()
     js = JudgeStore(JUDGED)
@@ -84,16 +94,23 @@ def report_step() -> None:
     by = {}
     for m, hc, hn, origin in rows:
         rec = js.get(m)
-        t = by.setdefault((origin, m.defect), [0, 0, 0, 0, 0])
+        t = by.setdefault((origin, m.defect), [0, 0, 0, 0, 0, 0, 0])
         t[0] += 1
         t[1] += hc
         t[2] += int(judge_rules(m)["compliance"])
         t[3] += int(rec["compliance"]) if rec and rec["compliance"] is not None else 0
         t[4] += hn
+        ok = _accepted_today(m, origin)
+        t[5] += ok
+        t[6] += ok and hc and hn
     lines += ["## Compliant, by origin and defect", "",
-              "| origin | defect | N | hand | rule judge | LLM judge | hand: natural |", "|---|---|---:|---:|---:|---:|---:|"]
-    for (origin, d), (n, h, r, lj, hn) in sorted(by.items()):
-        lines.append(f"| {origin} | {d} | {n} | {h} | {r} | {lj} | {hn} |")
+              "`accepted today`: what the pipeline keeps now (an LLM mutant: the engine's checks and the rule judge's "
+              "compliance and naturalness, as a build rebuilds it from the store; a rule-made one: the rule judge's "
+              "compliance). `of which good`: hand-checked compliant and natural.", "",
+              "| origin | defect | N | hand: compliant | rule judge | LLM judge | hand: natural | accepted today | "
+              "of which good |", "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for (origin, d), (n, h, r, lj, hn, acc, good) in sorted(by.items()):
+        lines.append(f"| {origin} | {d} | {n} | {h} | {r} | {lj} | {hn} | {acc} | {good} |")
     (HERE / "judge_agreement.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 

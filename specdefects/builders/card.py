@@ -93,9 +93,10 @@ def _judges_note(report, rows_by_bench: dict[str, list[dict]]) -> str:
                    "Qwen2.5-Coder-32B-Instruct).")
 
 
-def pick_examples(mutants_by_bench: dict[str, list[Mutant]], k: int = 5) -> list[Mutant]:
-    """``k`` representative mutants: judge-compliant and natural, short descriptions,
-    cycling over defects (LV, US, SF) and benchmarks; deterministic."""
+def pick_examples(mutants_by_bench: dict[str, list[Mutant]], k: int = 15) -> list[Mutant]:
+    """``k`` representative mutants (default: five per defect): judge-compliant and natural, short
+    descriptions, cycling over defects (LV, US, SF) and benchmarks, an LLM-made one first where the
+    build has one; deterministic."""
     pools = {}
     for b, ms in mutants_by_bench.items():
         for d in DEFECTS[1:]:
@@ -105,7 +106,8 @@ def pick_examples(mutants_by_bench: dict[str, list[Mutant]], k: int = 5) -> list
                 cands = [m for m in ms if m.defect == d]
             cands.sort(key=lambda m: (len(m.original.description), m.original.task_id))
             # take from the middle of the length range: neither the most trivial nor the longest
-            pools[(b, d)] = cands[len(cands) // 3:] + cands[: len(cands) // 3]
+            pool = cands[len(cands) // 3:] + cands[: len(cands) // 3]
+            pools[(b, d)] = [m for m in pool if m.engine == "llm"] + [m for m in pool if m.engine != "llm"]
     order = [(b, d) for d in DEFECTS[1:] for b in mutants_by_bench]
     order.sort(key=lambda bd: (list(mutants_by_bench).index(bd[0]) > 0, DEFECTS.index(bd[1])))
     picked: list[Mutant] = []
@@ -124,7 +126,7 @@ def pick_examples(mutants_by_bench: dict[str, list[Mutant]], k: int = 5) -> list
 
 def _example_block(m: Mutant) -> str:
     ops = ", ".join(f"{o.kind}" + (f"/{o.category}" if o.category else "") for o in m.ops) or "–"
-    lines = [f"**{m.original.uid} — {m.defect}** (ops: {ops}; compliance {m.judge.get('compliance')}, "
+    lines = [f"**{m.original.uid} — {m.defect}** ({m.engine} engine; ops: {ops}; compliance {m.judge.get('compliance')}, "
              f"naturalness {m.judge.get('naturalness')})", "", "```text",
              mark_changes(m.original.description, m.task.description), "```"]
     if m.original.entry_point != m.task.entry_point:
@@ -270,7 +272,7 @@ def render_card(report, features: dict, mutants_by_bench: dict[str, list[Mutant]
     if report.mutator_bugs:
         parts.append(_dropped_section(report))
     parts.append("## Skipped tasks\n\n" + _skips_table(report) + "\n")
-    ex = pick_examples(mutant_only)
+    ex = sorted(pick_examples(mutant_only), key=lambda m: DEFECTS.index(m.defect))  # grouped by defect
     parts.append("## Examples (original vs mutant)\n\n`[-deleted-]` and `{+inserted+}` mark the changes.\n\n"
                  + "\n\n".join(_example_block(m) for m in ex) + "\n")
     parts.append("## Reproduce\n\n```bash\nspecdefects build spec-defects --out DIR --benchmarks "

@@ -18,7 +18,9 @@ class _Usage(ValueError):
     pass
 
 
-def _tasks(args):
+def select_tasks(args) -> list:
+    """The tasks of ``--benchmark`` (``--source``) picked by ``--task-id`` and ``--limit``; a
+    ValueError names a bad choice (shared with ``specdefects mutate``)."""
     from ..benchmarks import available_benchmarks, load_tasks
 
     if args.benchmark not in available_benchmarks():
@@ -34,6 +36,8 @@ def _tasks(args):
         if args.limit < 1:
             raise _Usage("--limit must be at least 1")
         tasks = tasks[: args.limit]
+    if not tasks:
+        raise _Usage(f"{args.benchmark}: no tasks selected")
     return tasks
 
 
@@ -49,7 +53,7 @@ def _cmd_generate(args) -> int:
     from .llm_runs import generate, rules_skipped
 
     defects = list(MUTATORS) if "all" in args.defects else args.defects
-    tasks = _tasks(args)
+    tasks = select_tasks(args)
     pairs = rules_skipped(tasks, defects, args.seed) if args.which == "rules-skipped" else \
         [(t, d) for t in tasks for d in defects]
     if args.sample is not None:
@@ -77,7 +81,7 @@ def _cmd_generate(args) -> int:
 def _cmd_judge(args) -> int:
     from .llm_runs import dataset_mutants, judge
 
-    tasks = _tasks(args)
+    tasks = select_tasks(args)
     mstore = None if args.mutants == "none" else MutantStore(args.mutants or stored_path("mutants", args.benchmark))
     mutants, _ = dataset_mutants(tasks, list(MUTATORS), args.seed, mstore, progress=not args.json)
     if args.engine != "all":

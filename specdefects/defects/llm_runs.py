@@ -65,9 +65,20 @@ def dataset_mutants(tasks: Sequence[Task], defects: Sequence[str], seed: int, st
     return mutants, still
 
 
-def _chunks(items: list, n: int):
-    for i in range(0, len(items), n):
-        yield items[i:i + n]
+def _chunks(items: list, n: int, progress: bool, desc: str, unit: str):
+    """``items`` in chunks of ``n``, with a progress bar over the items when asked."""
+    bar = None
+    if progress and items:
+        from tqdm.auto import tqdm  # lazy: as in defects.mutate_many
+        bar = tqdm(total=len(items), desc=desc, unit=unit)
+    try:
+        for i in range(0, len(items), max(1, n)):
+            yield items[i:i + n]
+            if bar is not None:
+                bar.update(len(items[i:i + n]))
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 def generate(pairs: Sequence[tuple[Task, str]], client: LLMClient, store_path, seed: int = 0, tries: int = 4,
@@ -81,21 +92,13 @@ def generate(pairs: Sequence[tuple[Task, str]], client: LLMClient, store_path, s
             "prompt_version": engine_prompt_version()}
     jp = model_provenance(judge_client)
     prov.update(judge_model=jp["model"], judge_model_sha256=jp["model_sha256"])
-    bar = None
-    if progress and todo:
-        from tqdm.auto import tqdm  # lazy: as in defects.mutate_many
-        bar = tqdm(total=len(todo), desc="llm mutants", unit="pair")
     t0 = time.perf_counter()
     accepted = rejected = 0
-    for chunk in _chunks(todo, max(1, batch)):
+    for chunk in _chunks(todo, batch, progress, "llm mutants", "pair"):
         outs = mutate_batch(chunk, seed=seed, client=client, tries=tries, judge=judge_client)
         store.append(mutant_record(o, prov) for o in outs)
         ok = sum(isinstance(o.result, Mutant) for o in outs)
         accepted, rejected = accepted + ok, rejected + len(outs) - ok
-        if bar is not None:
-            bar.update(len(chunk))
-    if bar is not None:
-        bar.close()
     wall = time.perf_counter() - t0
     return {"pairs": len(pairs), "already_stored": len(pairs) - len(todo), "asked": len(todo),
             "accepted": accepted, "rejected": rejected, "wall_s": round(wall, 1),
@@ -110,18 +113,10 @@ def judge(mutants: Sequence[Mutant], client: LLMClient, store_path, constrained:
     store = JudgeStore(store_path)
     todo = [m for m in mutants if m.defect != "clean" and store.get(m) is None]
     prov = {**model_provenance(client), "prompt_version": judge_prompt_version(), "constrained": constrained or ""}
-    bar = None
-    if progress and todo:
-        from tqdm.auto import tqdm  # lazy: as above
-        bar = tqdm(total=len(todo), desc="llm judge", unit="mutant")
     t0 = time.perf_counter()
-    for chunk in _chunks(todo, max(1, batch)):
+    for chunk in _chunks(todo, batch, progress, "llm judge", "mutant"):
         scores = judge_llm_many(chunk, client, constrained=constrained)
         store.append(judge_record(m, s, prov) for m, s in zip(chunk, scores))
-        if bar is not None:
-            bar.update(len(chunk))
-    if bar is not None:
-        bar.close()
     wall = time.perf_counter() - t0
     return {"mutants": len(mutants), "already_stored": len(mutants) - len(todo), "judged": len(todo),
             "calls": 2 * len(todo), "wall_s": round(wall, 1),
