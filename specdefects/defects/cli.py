@@ -70,12 +70,8 @@ def _cmd_generate(args) -> int:
         _client(args.judge_llm, "--judge-llm")
     res = generate(pairs, client, store, seed=args.seed, tries=args.tries, judge_client=judge, batch=args.batch,
                    progress=not args.json)
-    if args.json:
-        print(json.dumps(res, indent=2))
-    else:
-        print(f"{res['asked']} pair(s) asked ({res['already_stored']} already stored): {res['accepted']} accepted, "
-              f"{res['rejected']} rejected, in {res['wall_s']} s; store: {res['store']}")
-    return 0
+    return _say(args, res, f"{res['asked']} pair(s) asked ({res['already_stored']} already stored): "
+                           f"{res['accepted']} accepted, {res['rejected']} rejected, in {res['wall_s']} s")
 
 
 def _cmd_judge(args) -> int:
@@ -87,16 +83,19 @@ def _cmd_judge(args) -> int:
     if args.engine != "all":
         mutants = [m for m in mutants if m.engine == args.engine]
     if args.sample is not None:
+        if args.sample < 1:
+            raise _Usage("--sample must be at least 1")
         rng = random.Random(f"{args.seed}:judge-sample")
-        mutants = sorted(rng.sample(mutants, min(args.sample, len(mutants))), key=mutants.index)
+        mutants = [mutants[i] for i in sorted(rng.sample(range(len(mutants)), min(args.sample, len(mutants))))]
     store = args.store or stored_path("judge", args.benchmark)
     res = judge(mutants, _client(args.llm, "--llm"), store, constrained=None if args.constrained == "none"
                 else args.constrained, batch=args.batch, progress=not args.json)
-    if args.json:
-        print(json.dumps(res, indent=2))
-    else:
-        print(f"{res['judged']} mutant(s) judged ({res['already_stored']} already stored) in {res['wall_s']} s; "
-              f"store: {res['store']}")
+    return _say(args, res, f"{res['judged']} mutant(s) judged ({res['already_stored']} already stored) in "
+                           f"{res['wall_s']} s")
+
+
+def _say(args, res: dict, line: str) -> int:
+    print(json.dumps(res, indent=2) if args.json else f"{line}; store: {res['store']}")
     return 0
 
 
