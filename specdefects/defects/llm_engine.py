@@ -408,7 +408,7 @@ def _ask(client: LLMClient, pairs: list, temperature: float, max_tokens: int, se
 
 def mutate_batch(pairs, seed: int = 0, client: LLMClient | None = None, tries: int = DEFAULT_TRIES,
                  max_tokens: int | None = None, judge: LLMClient | None = None,
-                 judge_constrained: str | None = "json_schema", on_done=None, progress: bool = False,
+                 judge_constrained: str | None = "json_schema", on_done=None,
                  constrained: bool = True) -> list[Outcome]:
     """Outcomes of many ``(task, defect)`` pairs, in order. Each round sends every pair still
     open in one batched ``chat_many`` (round ``i`` at ``TEMPERATURES[i]``, a seed per pair and
@@ -424,17 +424,11 @@ def mutate_batch(pairs, seed: int = 0, client: LLMClient | None = None, tries: i
         if d not in RULES:
             raise ValueError(f"unknown defect {d!r}; choose from {', '.join(RULES)}")
     outcomes: list[Outcome | None] = [None] * len(pairs)
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm  # lazy: as in defects.mutate_many
-        bar = tqdm(total=len(pairs), desc="llm mutants", unit="pair")
 
     def settle(i: int, outcome: Outcome) -> None:
         outcomes[i] = outcome
         if on_done is not None:
             on_done(outcome)
-        if bar is not None:
-            bar.update(1)
 
     attempts: dict[int, list[dict]] = {}
     open_: list[int] = []
@@ -481,8 +475,6 @@ def mutate_batch(pairs, seed: int = 0, client: LLMClient | None = None, tries: i
             else:
                 still.append(i)
         open_ = still
-    if bar is not None:
-        bar.close()
     return outcomes  # type: ignore[return-value]
 
 

@@ -64,9 +64,14 @@ def engine_prompt_version() -> str:
 
 
 def judge_prompt_version() -> str:
+    import inspect
+
     from . import llm_judge  # lazy: as above
+
+    # the prompts' wording lives in the two message builders' code (they have no docstrings to hash)
     return prompt_version(llm_judge.SYSTEM, *(llm_judge.DEFECT_RULES[d] for d in sorted(llm_judge.DEFECT_RULES)),
-                          llm_judge.compliance_messages.__doc__ or "", llm_judge.naturalness_messages.__doc__ or "")
+                          inspect.getsource(llm_judge.compliance_messages),
+                          inspect.getsource(llm_judge.naturalness_messages))
 
 
 class StoreError(ValueError):
