@@ -98,6 +98,16 @@ def test_saved_detector_predicts_what_was_trained_and_loads_without_pickle(data,
         load_detector(folder)
     np.savez(folder / "hybrid.npz", **arrays)
     spec = json.loads((folder / "hybrid.json").read_text())
+    # it reads the canonical form: a final full stop or a wrapped line changes nothing; a folder saved
+    # before the canonical form existed (no such key) loads and reads the raw text, as it was trained
+    wrapped = ["Write a function to add two numbers", "Write a function to add\ntwo numbers.  "]
+    p = det.predict_proba(wrapped + ["Write a function to add two numbers."])
+    assert np.array_equal(p[0], p[2]) and np.array_equal(p[1], p[2])
+    assert spec["hyperparameters"]["canonical"] is True
+    old = {**spec, "hyperparameters": {k: v for k, v in spec["hyperparameters"].items() if k != "canonical"}}
+    (folder / "hybrid.json").write_text(json.dumps(old))
+    raw = load_detector(folder)
+    assert raw.model.canonical is False and not np.array_equal(*raw.predict_proba(wrapped[:1] + wrapped[1:]))
     (folder / "hybrid.json").write_text(json.dumps({**spec, "feature_names": spec["feature_names"][:-1]}))
     with pytest.raises(ValidatorError, match="other evidence features"):
         load_detector(folder)

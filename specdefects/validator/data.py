@@ -49,6 +49,36 @@ def load_validator(source: str, benchmarks: list[str] | None = None, splits=("tr
     return out
 
 
+def load_original_tests(source: str, benchmarks: list[str] | None = None) -> dict[str, dict]:
+    """The tests of each original task of a build folder (or Hub dataset), by ``uid``: its
+    ``test_kind``, ``entry_point``, ``test_code``, ``tests`` and ``examples``, as the benchmark configs
+    hold them. A config that is missing or unreadable gives no tasks (the report then says how many
+    descriptions had tests)."""
+    import datasets
+
+    p = Path(str(source)).expanduser()
+    out: dict[str, dict] = {}
+    try:
+        names = datasets.get_dataset_config_names(str(p) if p.exists() else str(source))
+    except Exception:
+        return out
+    for name in names:
+        if name == "validator" or (benchmarks and name not in benchmarks):
+            continue
+        try:
+            dd = datasets.load_dataset(str(p) if p.exists() else str(source), name)
+        except Exception:
+            continue
+        for split in dd.values():
+            cols = set(split.column_names)
+            if not {"uid", "defect", "test_code"} <= cols:
+                continue
+            for r in split:
+                if str(r["defect"]) in ("0", "clean"):
+                    out[r["uid"]] = {k: r.get(k) for k in ("test_kind", "entry_point", "test_code", "tests", "examples")}
+    return out
+
+
 def check_training_data(data: dict, source: str = "") -> None:
     """A missing class or a too-small split is an error here, before any model is loaded."""
     where = f" in {source}" if source else ""
@@ -68,6 +98,21 @@ def check_training_data(data: dict, source: str = "") -> None:
         raise ValidatorError(f"the validation split{where} has {n_val} row(s), need at least {MIN_VALIDATION} for "
                              f"early stopping; build with more tasks (a build of fewer than 10 tasks puts "
                              f"everything in train)")
+
+
+def drop_indistinct_sf(data: dict) -> dict[str, int]:
+    """Drop, in place, the SF rows no reader could tell from their original (see
+    :func:`.canonical.indistinct_sf`: only a final full stop or spaces at a line end or after a full stop
+    differ); returns how many went from each split."""
+    from .canonical import indistinct_sf
+    dropped = {}
+    for s, rows in data.items():
+        gone = set(indistinct_sf(rows["text"], rows["label"], rows["uid"]))
+        if gone:
+            for k in rows:
+                rows[k] = [v for i, v in enumerate(rows[k]) if i not in gone]
+        dropped[s] = len(gone)
+    return dropped
 
 
 def fingerprint(data: dict) -> str:

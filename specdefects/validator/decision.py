@@ -9,7 +9,9 @@ false alarm a user soon learns to ignore. The operating point is a threshold on 
 * ``P(defect) < threshold``: ``clean`` ("probably fine").
 
 :func:`choose_threshold` picks the smallest threshold that keeps a target share (the issue's 95 %) of
-the *validation* split's clean descriptions unflagged, so the test split stays untouched. A detector
+the *validation* split's clean descriptions unflagged, so the test split stays untouched; the share is
+averaged over benchmarks, so HumanEval's docstrings count as much as MBPP's far more numerous
+one-line requests. A detector
 folder records it in ``specdefects_validator.json`` under ``operating_point``; ``check --threshold``
 overrides it. :func:`reliability` is the calibration view of ``P(defect)`` (a reliability curve and
 the expected calibration error), written by ``validator evaluate``.
@@ -70,17 +72,30 @@ def resolve_threshold(detector, threshold: float | None = None, argmax: bool = F
     return operating_threshold(detector) if t is None else t
 
 
-def choose_threshold(p_defect_clean: Sequence[float], specificity: float = 0.95) -> float:
+def choose_threshold(p_defect_clean: Sequence[float], specificity: float = 0.95,
+                     groups: Sequence[str] | None = None) -> float:
     """The smallest threshold that leaves at least ``specificity`` of these clean rows unflagged
-    (rows are flagged at ``P(defect) >= threshold``)."""
+    (rows are flagged at ``P(defect) >= threshold``). With ``groups`` (each row's benchmark) the
+    share is averaged over the groups, so each benchmark's style of description counts the same: a
+    pooled share is set by the largest benchmark (MBPP's one-line requests are 85 % of the
+    validation originals) and leaves a smaller one (HumanEval's docstrings) flagged far more often."""
     if not 0.0 < specificity < 1.0:
         raise ValueError(f"specificity must be strictly between 0 and 1, got {specificity}")
-    p = np.sort(np.asarray(p_defect_clean, dtype=np.float64))
+    p = np.asarray(p_defect_clean, dtype=np.float64)
     if not len(p):
         raise ValueError("no clean rows to choose the operating point on")
-    k = int(np.ceil(specificity * len(p)))  # this many must stay below the threshold
-    t = p[k - 1] if k >= 1 else 0.0
-    return float(min(np.ceil((t + 1e-9) * 1e6) / 1e6, 0.999999))  # just above the k-th: it stays unflagged
+    g = np.asarray(list(groups) if groups is not None else [""] * len(p))
+    if len(g) != len(p):
+        raise ValueError(f"{len(g)} groups for {len(p)} rows")
+    parts = [p[g == k] for k in dict.fromkeys(g.tolist())]
+
+    def share_clean(t: float) -> float:
+        return float(np.mean([np.mean(x < t) for x in parts]))
+
+    for t in np.unique(np.concatenate([np.ceil((p + 1e-9) * 1e6) / 1e6, [0.0]])):  # just above each row
+        if share_clean(t) >= specificity - 1e-12:
+            return float(min(max(t, 1e-6), 0.999999))
+    return 0.999999
 
 
 def reliability(y_defect: Sequence[int], p_defect: Sequence[float], bins: int = 10) -> dict:
@@ -120,11 +135,17 @@ def set_operating_point(folder, validation: dict, specificity: float = 0.95) -> 
     """Choose the threshold on ``validation`` (rows as :func:`.data.load_validator` gives them) and
     record it in the detector folder's ``specdefects_validator.json``; returns what was recorded."""
     det = load_detector(folder)
-    clean = [t for t, lab in zip(validation["text"], validation["label"]) if lab == "clean"]
-    p = det.predict_proba(clean)
-    op = {"threshold": choose_threshold([1.0 - float(r[CLEAN]) for r in p], specificity),
+    rows = [(t, b) for t, lab, b in zip(validation["text"], validation["label"],
+                                        validation.get("benchmark") or [""] * len(validation["text"]))
+            if lab == "clean"]
+    p = det.predict_proba([t for t, _ in rows])
+    groups = [b or "" for _, b in rows]
+    counts = {b: groups.count(b) for b in dict.fromkeys(groups)}
+    op = {"threshold": choose_threshold([1.0 - float(r[CLEAN]) for r in p], specificity, groups),
           "rule": "flag when P(defect) = 1 - P(clean) >= threshold", "target_specificity": specificity,
-          "chosen_on": f"validation split, {len(clean)} clean descriptions"}
+          "chosen_on": f"validation split, {len(rows)} clean descriptions"
+                       + (", the share left unflagged averaged over benchmarks ("
+                          + ", ".join(f"{b} {n}" for b, n in counts.items()) + ")" if len(counts) > 1 else "")}
     meta = read_meta(folder)
     meta["operating_point"] = op
     write_json_atomic(Path(folder) / META_FILE, meta)

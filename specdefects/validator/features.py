@@ -61,9 +61,7 @@ def _known(lw: str, known) -> bool:
 
 
 def _unknown_words(text: str, extra_known=frozenset()) -> int:
-    known, code, n = E.wordlist(), E._code_spans(text), 0
-    if extra_known:
-        known = known | extra_known
+    known, code, n = E.known_words(frozenset(extra_known)), E._code_spans(text), 0
     for m in _WORD3.finditer(text):
         w = m.group(1)
         if w.isupper() or E._in(code, m.start()) or _known(w.lower(), known):

@@ -13,6 +13,9 @@ The stacker is trained on *out-of-fold* text-model probabilities: the training r
 row's probabilities come from a text model that never saw its task. Validation and test rows are
 never used to fit anything.
 
+Both levels read the description's canonical form (:mod:`.canonical`: no final full stop, spaces at
+line ends and after a full stop are variations real descriptions show, not defects).
+
 Words outside the embedded vocabulary that the training descriptions of several tasks use (not
 counting SF rows) are taken as spelled right, so domain words ("radians", "heapq") are not typos.
 
@@ -91,8 +94,9 @@ class HybridModel:
     """``fit(texts, labels, groups)``, ``predict_proba(texts)``, ``save(folder)``, ``load(folder)``."""
 
     def __init__(self, seed: int = 42, folds: int = 5, c_text: float = 10.0, c_stack: float = 0.1,
-                 balanced: bool = False):
+                 balanced: bool = False, canonical: bool = True):
         self.seed, self.folds, self.c_text, self.c_stack, self.balanced = seed, folds, c_text, c_stack, balanced
+        self.canonical = canonical  # read the canonical form (.canonical); detectors saved before it read raw text
         self.word = self.char = self.text = self.stack = None
         self.mean = self.scale = None
         self.known_words: frozenset = frozenset()
@@ -104,7 +108,7 @@ class HybridModel:
         import numpy as np
         from tqdm.auto import tqdm
 
-        texts = [clip(t) for t in texts]
+        texts = self._prepare(texts)
         y = np.asarray([LABEL2ID[lab] for lab in labels])
         groups = np.asarray(list(groups) if groups is not None and any(groups) else range(len(texts)))
         n_groups = len(set(groups.tolist()))
@@ -137,6 +141,12 @@ class HybridModel:
         self.timings["fit_s"] = round(time.perf_counter() - t0, 2)
         return self
 
+    def _prepare(self, texts: Sequence[str]) -> list[str]:
+        if not self.canonical:
+            return [clip(t) for t in texts]
+        from .canonical import canonical
+        return [canonical(clip(t)) for t in texts]
+
     @staticmethod
     def _stack_sparse(a, b):
         from scipy import sparse
@@ -157,7 +167,7 @@ class HybridModel:
     def stack_features(self, texts: Sequence[str]):
         """The stacker's (scaled) input: text-model log-probabilities and evidence features."""
         from .features import feature_matrix
-        texts = [clip(t) for t in texts]
+        texts = self._prepare(texts)
         Xt = self._stack_sparse(self.word.transform(texts), self.char.transform(texts))
         return self._stack_input(self.text.proba(Xt), feature_matrix(texts, self.known_words))
 
@@ -178,7 +188,8 @@ class HybridModel:
                 "word_vocabulary": _vocab_list(self.word), "char_vocabulary": _vocab_list(self.char),
                 "known_words": sorted(self.known_words),
                 "hyperparameters": {"seed": self.seed, "folds": self.folds, "c_text": self.c_text,
-                                    "c_stack": self.c_stack, "balanced": self.balanced}}
+                                    "c_stack": self.c_stack, "balanced": self.balanced,
+                                    "canonical": self.canonical}}
         (folder / HYBRID_FILE).write_text(json.dumps(spec))
         with open(folder / ARRAYS_FILE, "wb") as f:
             np.savez_compressed(f, word_idf=self.word.idf_.astype(np.float32), char_idf=self.char.idf_.astype(np.float32),
@@ -208,7 +219,8 @@ class HybridModel:
                                  f"specdefects computes; retrain it (`specdefects validator train`)")
         hp = spec.get("hyperparameters", {})
         m = cls(seed=hp.get("seed", 42), folds=hp.get("folds", 5), c_text=hp.get("c_text", 10.0),
-                c_stack=hp.get("c_stack", 0.1), balanced=hp.get("balanced", False))
+                c_stack=hp.get("c_stack", 0.1), balanced=hp.get("balanced", False),
+                canonical=hp.get("canonical", False))
         try:
             m.word = _vectorizer(spec["word_params"], spec["word_vocabulary"], a["word_idf"])
             m.char = _vectorizer(spec["char_params"], spec["char_vocabulary"], a["char_idf"])

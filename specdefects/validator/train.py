@@ -36,7 +36,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..files import atomic_dir, write_json_atomic
-from .data import check_training_data, fingerprint, load_validator
+from .data import check_training_data, drop_indistinct_sf, fingerprint, load_validator
 from .decision import set_operating_point
 from .errors import ValidatorError
 from .hybrid import HybridModel, save_hybrid
@@ -132,6 +132,7 @@ def train(config: TrainConfig) -> dict:
     """Train every seed, keep the best (validation macro-F1), score it; the results dict."""
     cfg = config.resolved()
     data = load_validator(cfg.data, cfg.benchmarks)
+    dropped = drop_indistinct_sf(data)
     check_training_data(data, cfg.data)  # before any model is loaded
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -146,7 +147,7 @@ def train(config: TrainConfig) -> dict:
     backbone = HYBRID_BACKBONE if cfg.regime == "hybrid" else resolve_backbone(cfg.backbone)
     results = {"regime": cfg.regime, "backbone": backbone, "data": str(cfg.data),
                "seeds": list(cfg.seeds), "runs": runs, "model": str(final), "best_seed": best["seed"],
-               "train_seconds": round(time.perf_counter() - t0, 1)}
+               "train_seconds": round(time.perf_counter() - t0, 1), "indistinct_sf_dropped": dropped}
     for split, key in (("validation", "best_validation"), ("test", "test")):
         per = [r[key] for r in runs if r.get(key)]
         if per:
@@ -155,7 +156,7 @@ def train(config: TrainConfig) -> dict:
     write_json_atomic(out / "results.json", results)
     meta = json.loads((final / META_FILE).read_text())
     meta.update({"mean_test": results.get("mean_test"), "mean_validation": results.get("mean_validation"),
-                 "seeds": list(cfg.seeds)})
+                 "seeds": list(cfg.seeds), "indistinct_sf_dropped": dropped})
     write_json_atomic(final / META_FILE, meta)
     results["operating_point"] = set_operating_point(final, data["validation"], cfg.specificity)
     write_json_atomic(out / "results.json", results)
