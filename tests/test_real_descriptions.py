@@ -37,6 +37,21 @@ def test_choose_threshold_leaves_the_asked_share_of_clean_rows_unflagged():
         choose_threshold([0.1], 1.0)
 
 
+def test_choose_threshold_by_benchmark_counts_a_small_benchmark_as_much_as_a_large_one():
+    big = [i / 100 for i in range(100)]  # 0.00 .. 0.99
+    small = [0.5, 0.9, 0.95, 0.97]
+    pooled = choose_threshold(big + small, 0.9)
+    grouped = choose_threshold(big + small, 0.9, ["mbpp"] * 100 + ["humaneval"] * 4)
+    share = lambda p, t: sum(x < t for x in p) / len(p)  # noqa: E731
+    assert share(big + small, pooled) >= 0.9 and share(small, pooled) <= 0.5  # the pooled point flags half of small
+    assert (share(big, grouped) + share(small, grouped)) / 2 >= 0.9 > (share(big, grouped - 2e-6)
+                                                                      + share(small, grouped - 2e-6)) / 2
+    assert grouped > pooled
+    assert choose_threshold(big, 0.9, ["a"] * 100) == choose_threshold(big, 0.9)
+    with pytest.raises(ValueError, match="groups"):
+        choose_threshold(big, 0.9, ["a"])
+
+
 def test_decide_flags_on_the_defect_mass_and_names_the_likeliest_defect():
     probs = np.array([[0.30, 0.50, 0.10, 0.10],   # P(defect) 0.70
                       [0.90, 0.05, 0.03, 0.02],   # 0.10
@@ -136,6 +151,13 @@ def test_evaluate_reports_real_descriptions_and_reliability(data, tmp_path, caps
         lab != "clean" for lab, r in zip(labels, rows) if r["label"] == "under-specified")
     spec = res["specificity"]["operating_point"]["humaneval"]
     assert spec["all_originals"] == 60 and 0 <= spec["all_originals_flagged"] <= 1
+    # with the tests: the 60 tasks' own tests are read from the build; a flag of the detector stays a flag
+    with_tests = res["specificity"]["operating_point_with_tests"]["humaneval"]
+    assert with_tests["all_originals"] == 60 and with_tests["all_originals_flagged"] >= spec["all_originals_flagged"]
+    in_build = [r for r in rows if r["benchmark"] == "humaneval" and int(r["task_id"].split("/")[1]) < 60]
+    assert dev["n_with_tests"] == len(in_build) > 0
+    assert dev["operating_point_with_tests"]["flagged_under"] >= dev["operating_point"]["flagged_under"]
+    assert "or the tests" in (out / "real_descriptions.md").read_text()
     assert res["reliability"]["ece"] >= 0 and sum(res["reliability"]["count"]) == res["n"]
 
 

@@ -9,6 +9,7 @@ import sys
 import unicodedata
 from pathlib import Path
 
+from .consistency import cases_from_code, findings
 from .decision import check_threshold, decide, resolve_threshold
 from .errors import ValidatorError
 from .evidence import evidence, summarize
@@ -64,6 +65,12 @@ def validate_text(text: str) -> list[str]:
 def read_file(path: str) -> list[str]:
     """Descriptions in a file: JSON lines with ``text`` (or ``description``), or a text file with one
     description per paragraph (blank-line separated); ``-`` reads standard input."""
+    return [t for t, _ in read_entries(path)]
+
+
+def read_entries(path: str) -> list[tuple[str, object]]:
+    """``(description, tests)`` pairs of a file as :func:`read_file` reads it; ``tests`` is a JSON line's
+    ``tests`` field (assertion text or a list of it), ``None`` where there is none."""
     if path == "-":
         raw = sys.stdin.buffer.read()
     else:
@@ -88,35 +95,80 @@ def read_file(path: str) -> list[str]:
             t = d.get("text", d.get("description")) if isinstance(d, dict) else None
             if not isinstance(t, str):
                 raise ValidatorError(f"{path}:{n}: no 'text' or 'description' string")
-            out.append(t)
+            tests = d.get("tests")
+            if tests is not None and not (isinstance(tests, str) or
+                                          isinstance(tests, list) and all(isinstance(x, str) for x in tests)):
+                raise ValidatorError(f"{path}:{n}: 'tests' must be assertion text or a list of strings")
+            out.append((t, tests))
         return out
     paras = [p.strip("\n") for p in text.replace("\r\n", "\n").split("\n\n") if p.strip()]
     if not paras:
         raise ValidatorError(f"{path} holds no description")
-    return paras
+    return [(p, None) for p in paras]
 
 
 def check_texts(texts: list[str], model: str | None = None, detector=None, batch_size: int = 64,
-                threshold: float | None = None, argmax: bool = False) -> list[dict]:
+                threshold: float | None = None, argmax: bool = False, tests: list | None = None,
+                entry_point: str = "") -> list[dict]:
     """One result dict per text: label at the operating point, class probabilities, evidence (structured
     and as lines), notes. ``threshold`` overrides the detector's operating point (see :mod:`.decision`);
-    ``argmax=True`` takes the likeliest class instead."""
+    ``argmax=True`` takes the likeliest class instead. ``tests``: per text, its task's tests (assertion
+    text such as ``assert f(1) == 2``, or ``None``); what they expect that the text does not say
+    (:mod:`.consistency`) is listed under ``tests_findings`` and flags the text as US."""
     notes = [validate_text(t) for t in texts]
+    if tests is not None and len(tests) != len(texts):
+        raise ValidatorError(f"{len(tests)} test sets for {len(texts)} descriptions: give one per description")
+    cases = [_read_tests(t, entry_point, n) for t, n in zip(tests, notes)] if tests is not None else [None] * len(texts)
     check_threshold(threshold)  # a bad --threshold is an error before any model loads
     if detector is None:
         detector = load_detector(resolve_model(model))
     threshold = resolve_threshold(detector, threshold, argmax)
     probs = detector.predict_proba(texts, batch_size=batch_size)
     out = []
-    for t, p, n, lab in zip(texts, probs, notes, decide(probs, threshold)):
+    for t, p, n, lab, c in zip(texts, probs, notes, decide(probs, threshold), cases):
         ev = evidence(t[:MAX_CHARS * 5], extra_known=getattr(detector, "known_words", frozenset()))
         p_defect = round(1.0 - float(p[0]), 4)
-        out.append({"label": lab, "flagged": lab != "clean", "p_defect": p_defect,
-                    "threshold": threshold, "verdict": _verdict(lab, p_defect, threshold),
-                    "probabilities": {k: round(float(v), 4) for k, v in zip(LABELS, p)},
-                    "evidence": ev, "explanation": summarize(ev, lab), "notes": n,
-                    "text": t if len(t) <= 300 else t[:297] + "...", "detector": str(getattr(detector, "path", ""))})
+        found = findings(t, c) if c else ([] if c is not None else None)
+        verdict = _verdict(lab, p_defect, threshold)
+        if found and lab == "clean":
+            lab, verdict = "US", "flagged: US (the tests expect what the description does not say)"
+        r = {"label": lab, "flagged": lab != "clean", "p_defect": p_defect,
+             "threshold": threshold, "verdict": verdict,
+             "probabilities": {k: round(float(v), 4) for k, v in zip(LABELS, p)},
+             "evidence": ev, "explanation": summarize(ev, lab) + [f"the tests: {f['why']}" for f in found or []],
+             "notes": n, "text": t if len(t) <= 300 else t[:297] + "...", "detector": str(getattr(detector, "path", ""))}
+        if found is not None:
+            r["tests_findings"] = found
+        out.append(r)
     return out
+
+
+def read_tests_file(path: str) -> str:
+    p = Path(path)
+    if not p.is_file():
+        raise ValidatorError(f"no such tests file: {path}")
+    raw = p.read_bytes()
+    if b"\x00" in raw[:100_000]:
+        raise ValidatorError(f"{path} looks binary (NUL bytes), not test code")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValidatorError(f"{path} is not UTF-8 text") from None
+
+
+def _read_tests(tests, entry_point: str, notes: list[str]):
+    """A text's tests as cases (``None``: none given); a note when nothing could be read from them."""
+    if tests is None:
+        return None
+    if isinstance(tests, (list, tuple)):
+        tests = "\n".join(str(x) for x in tests)
+    if not isinstance(tests, str):
+        raise ValidatorError("tests must be assertion text (a string or a list of strings)")
+    cases = cases_from_code(tests, entry_point)
+    if not cases:
+        notes.append("no test could be read from the tests given (expected lines such as "
+                     f"`assert {entry_point or 'f'}(1) == 2` with literal values); they were not used")
+    return cases
 
 
 def _verdict(label: str, p_defect: float, threshold: float | None) -> str:

@@ -167,6 +167,14 @@ def add_check_parser(sub) -> None:
                         "detector's operating point, chosen on its validation split to leave 95%% of clean "
                         "descriptions unflagged)")
     c.add_argument("--argmax", action="store_true", help="label with the likeliest class instead (no threshold)")
+    c.add_argument("--tests", default=None, metavar="FILE",
+                   help="the task's tests for the one description given: assertion lines such as "
+                        "`assert f(1) == 2` (or a HumanEval check function). They are parsed, never run; what "
+                        "they expect that the description does not say (text it never mentions, a count it "
+                        "asks for that is a dictionary...) is shown and flags the description as US. With "
+                        "--file JSON lines, each row's 'tests' field is used instead")
+    c.add_argument("--entry-point", default="", metavar="NAME",
+                   help="the function the tests call (default: any call; 'candidate' for HumanEval)")
     c.add_argument("--json", action="store_true", help="JSON output (one object, or a list for --file)")
     c.set_defaults(func=cmd_check)
 
@@ -266,7 +274,9 @@ def _real_summary(res: dict) -> str:
     op, dev, key = res["operating_point"]["threshold"], res["real_dev"], f"{res['split']}_originals_clean"
     rule = "argmax" if op is None else f"P(defect) >= {op:.3f}"
     lines = [f"operating point: {rule}; reliability ECE {res['reliability']['ece']:.3f}"]
-    for name in ("argmax", "operating_point"):
+    for name in ("argmax", "operating_point", "operating_point_with_tests"):
+        if name not in res["specificity"]:
+            continue
         spec = ", ".join(f"{b} {100 * (d[key] or 0):.1f} % clean / all flagged {100 * (d['all_originals_flagged'] or 0):.1f} %"
                          for b, d in res["specificity"][name].items() if b != "threshold")
         d = dev[name]
@@ -335,11 +345,15 @@ def cmd_validator_push(args) -> int:
 
 
 def cmd_check(args) -> int:
-    from .check import check_texts, format_result, read_file
+    from .check import check_texts, format_result, read_entries, read_tests_file
     if (args.text is None) == (args.file is None):
         raise ValidatorError("give a description or --file FILE (one of them)")
-    texts = read_file(args.file) if args.file else [args.text]
-    results = check_texts(texts, model=args.model, threshold=args.threshold, argmax=args.argmax)
+    if args.tests and args.file:
+        raise ValidatorError("--tests goes with one description; with --file give each JSON line a 'tests' field")
+    entries = read_entries(args.file) if args.file else [(args.text, read_tests_file(args.tests) if args.tests else None)]
+    texts, tests = [t for t, _ in entries], [x for _, x in entries]
+    results = check_texts(texts, model=args.model, threshold=args.threshold, argmax=args.argmax,
+                          tests=tests if any(x is not None for x in tests) else None, entry_point=args.entry_point)
     if args.json:
         print(json.dumps(results[0] if args.text is not None else results, indent=2))
         return 0

@@ -23,7 +23,7 @@ import numpy as np
 from ..llm import LLMClient
 from ..metrics.classification import classification_report
 from .baselines import LLMBaseline, TfidfBaseline, pick_shots
-from .data import load_validator
+from .data import drop_indistinct_sf, load_original_tests, load_validator
 from .decision import decide, reliability, reliability_png, resolve_threshold
 from .errors import ValidatorError
 from .evidence import evidence, summarize
@@ -82,6 +82,7 @@ def evaluate(models: Sequence[str], data: str, out: str, split: str = "test", tf
              tsne: bool = True, real_defects: bool = True, seed: int = 0, progress: bool = True,
              threshold: float | None = None, real_dev: str | None = None) -> dict:
     rows_data = load_validator(data, benchmarks)
+    dropped = drop_indistinct_sf(rows_data)
     if split not in rows_data or not rows_data[split]["text"]:
         raise ValidatorError(f"{data} has no {split!r} split (splits: {', '.join(rows_data) or 'none'})")
     if not models and not tfidf and not llm:
@@ -99,7 +100,8 @@ def evaluate(models: Sequence[str], data: str, out: str, split: str = "test", tf
             first_det = first
     results += _baseline_results(rows_data, data, texts, y, tfidf, llm, llm_shots, seed)
 
-    summary = {"data": str(data), "split": split, "n": len(texts), "results": results, "files": {}}
+    summary = {"data": str(data), "split": split, "n": len(texts), "indistinct_sf_dropped": dropped.get(split, 0),
+               "results": results, "files": {}}
     md, csv_text = table5(results)
     (out_p / "table5.md").write_text(md)
     (out_p / "table5.csv").write_text(csv_text)
@@ -122,7 +124,7 @@ def evaluate(models: Sequence[str], data: str, out: str, split: str = "test", tf
         (out_p / "real_defects.md").write_text(real_defects_md(flagged, sum(1 for v in y if v == "clean")))
         summary["files"]["real_defects"] = str(out_p / "real_defects.md")
     if first_det is not None:
-        summary.update(real_description_report(*first_det, rows_data, split, out_p, t, real_dev))
+        summary.update(real_description_report(*first_det, rows_data, split, out_p, t, real_dev, data, benchmarks))
         summary["files"]["real_descriptions"] = str(out_p / "real_descriptions.md")
         summary["files"]["reliability"] = str(out_p / "reliability.png")
     (out_p / "evaluation.json").write_text(json.dumps(summary, indent=2, default=str))
@@ -175,12 +177,15 @@ def _baseline_results(rows_data: dict, data: str, texts: Sequence[str], y: Seque
 
 
 def real_description_report(det, probs, rows_data: dict, split: str, out_p: Path, threshold: float | None,
-                            real_dev: str | None = None) -> dict:
+                            real_dev: str | None = None, data_source: str | None = None,
+                            benchmarks: list[str] | None = None) -> dict:
     """The detector on real descriptions at its operating point ``threshold`` (see
     :mod:`.real_descriptions`) and the reliability of its P(defect) on the split (``probs``: its class
     probabilities there); writes ``real_descriptions.md`` and ``reliability.png``."""
-    spec = specificity(det, rows_data, split, threshold)
-    dev = real_dev_report(det, threshold, load_real_dev(real_dev or REAL_DEV))
+    from .consistency import cases_of_task
+    tests = {u: cases_of_task(t) for u, t in load_original_tests(data_source, benchmarks).items()} if data_source else {}
+    spec = specificity(det, rows_data, split, threshold, tests)
+    dev = real_dev_report(det, threshold, load_real_dev(real_dev or REAL_DEV), tests)
     labels = rows_data[split]["label"]
     curve = reliability([int(lab != "clean") for lab in labels], [1.0 - float(p[0]) for p in probs])
     reliability_png({detector_name(det.path): curve}, out_p / "reliability.png",

@@ -49,19 +49,39 @@ def _share(flags: list[bool]) -> float | None:
     return round(sum(flags) / len(flags), 4) if flags else None
 
 
-def specificity(det, rows_data: dict, split: str, threshold: float | None) -> dict:
-    """Per benchmark: originals of ``split`` left clean, and originals of every split flagged."""
+DECISIONS = ("argmax", "operating_point", "operating_point_with_tests")
+
+
+def _decisions(probs, threshold, texts, cases):
+    """Flags per decision: the argmax, the operating point, and the operating point or a finding of the
+    task's tests (:mod:`.consistency`; ``cases`` per row, ``None`` where the task's tests are unknown)."""
+    from .consistency import flags_with_tests
+    at_op = decide(probs, threshold)
+    return {"argmax": [lab != "clean" for lab in decide(probs, None)],
+            "operating_point": [lab != "clean" for lab in at_op],
+            "operating_point_with_tests": flags_with_tests(at_op, texts, cases)}
+
+
+def specificity(det, rows_data: dict, split: str, threshold: float | None, tests: dict | None = None) -> dict:
+    """Per benchmark: originals of ``split`` left clean, and originals of every split flagged
+    (``tests``: each task's cases by uid, for the decision that reads them)."""
     clean = {s: [i for i, lab in enumerate(rows["label"]) if lab == "clean"] for s, rows in rows_data.items()}
-    probs = {s: det.predict_proba([rows_data[s]["text"][i] for i in idx]) for s, idx in clean.items() if idx}
+    flags = {}
+    for s, idx in clean.items():
+        if idx:
+            texts = [rows_data[s]["text"][i] for i in idx]
+            cases = [(tests or {}).get(rows_data[s]["uid"][i]) for i in idx]
+            flags[s] = _decisions(det.predict_proba(texts), threshold, texts, cases)
     out: dict = {}
-    for name, t in (("argmax", None), ("operating_point", threshold)):
+    for name in DECISIONS:
+        t = None if name == "argmax" else threshold
         per: dict = {}
-        for s, p in probs.items():
-            for i, lab in zip(clean[s], decide(p, t)):
+        for s, f in flags.items():
+            for i, flagged in zip(clean[s], f[name]):
                 d = per.setdefault(rows_data[s]["benchmark"][i] or "all", {"split": [], "all": []})
-                d["all"].append(lab != "clean")
+                d["all"].append(flagged)
                 if s == split:
-                    d["split"].append(lab == "clean")
+                    d["split"].append(not flagged)
         out[name] = {b: {f"{split}_originals_clean": _share(d["split"]), f"{split}_originals": len(d["split"]),
                          "all_originals_flagged": _share(d["all"]), "all_originals": len(d["all"])}
                      for b, d in sorted(per.items())}
@@ -69,22 +89,26 @@ def specificity(det, rows_data: dict, split: str, threshold: float | None) -> di
     return out
 
 
-def real_dev_report(det, threshold: float | None, rows: list[dict] | None = None) -> dict:
+def real_dev_report(det, threshold: float | None, rows: list[dict] | None = None, tests: dict | None = None) -> dict:
+    """The detector on the labelled real descriptions; ``tests``: each task's cases by uid (the
+    ``operating_point_with_tests`` decision also flags what they show, see :mod:`.consistency`)."""
+    from .consistency import findings
     rows = load_real_dev() if rows is None else rows
-    probs = det.predict_proba([r["text"] for r in rows])
-    out: dict = {"n": len(rows), "n_under": sum(r["label"] == "under-specified" for r in rows), "rows": []}
-    for name, t in (("argmax", None), ("operating_point", threshold)):
-        labels = decide(probs, t)
-        under = [lab != "clean" for lab, r in zip(labels, rows) if r["label"] == "under-specified"]
-        well = [lab == "clean" for lab, r in zip(labels, rows) if r["label"] == "well-specified"]
-        out[name] = {"threshold": t, "sensitivity": _share(under), "specificity": _share(well),
-                     "flagged_under": sum(under), "clean_well": sum(well)}
-        for k, (lab, r) in enumerate(zip(labels, rows)):
-            if name == "argmax":
-                out["rows"].append({"uid": r.get("uid", ""), "label": r["label"], "reason": r.get("reason", ""),
-                                    "p_clean": round(float(probs[k][0]), 4), "argmax": lab})
-            else:
-                out["rows"][k]["operating_point"] = lab
+    texts = [r["text"] for r in rows]
+    probs = det.predict_proba(texts)
+    cases = [(tests or {}).get(r.get("uid", "")) for r in rows]
+    flags = _decisions(probs, threshold, texts, cases)
+    out: dict = {"n": len(rows), "n_under": sum(r["label"] == "under-specified" for r in rows),
+                 "n_with_tests": sum(bool(c) for c in cases), "rows": []}
+    for name in DECISIONS:
+        under = [f for f, r in zip(flags[name], rows) if r["label"] == "under-specified"]
+        well = [not f for f, r in zip(flags[name], rows) if r["label"] == "well-specified"]
+        out[name] = {"threshold": None if name == "argmax" else threshold, "sensitivity": _share(under),
+                     "specificity": _share(well), "flagged_under": sum(under), "clean_well": sum(well)}
+    for k, (r, arg, op) in enumerate(zip(rows, decide(probs, None), decide(probs, threshold))):
+        out["rows"].append({"uid": r.get("uid", ""), "label": r["label"], "reason": r.get("reason", ""),
+                            "p_clean": round(float(probs[k][0]), 4), "argmax": arg, "operating_point": op,
+                            "tests": [f["why"] for f in findings(texts[k], cases[k])] if cases[k] else None})
     return out
 
 
@@ -98,9 +122,10 @@ def report_md(spec: dict, dev: dict, split: str, scores: dict | None = None) -> 
     lines += [f"## Clean originals (split `{split}` and all splits)", "",
              "| decision | benchmark | originals of the split left clean | all originals flagged |",
              "|---|---|---|---|"]
-    for name in ("argmax", "operating_point"):
-        t = spec[name]["threshold"]
-        tag = "argmax" if t is None else f"P(defect) >= {t:.3f}"
+    for name in DECISIONS:
+        if name not in spec:
+            continue
+        tag = _tag(name, spec[name]["threshold"])
         for b, d in spec[name].items():
             if b == "threshold":
                 continue
@@ -109,16 +134,31 @@ def report_md(spec: dict, dev: dict, split: str, scores: dict | None = None) -> 
     lines += ["", f"## Real-description development set ({dev['n']}, {dev['n_under']} under-specified)", "",
               "| decision | under-specified flagged (sensitivity) | well-specified left clean (specificity) |",
               "|---|---|---|"]
-    for name in ("argmax", "operating_point"):
+    for name in DECISIONS:
+        if name not in dev:
+            continue
         d = dev[name]
-        tag = "argmax" if d["threshold"] is None else f"P(defect) >= {d['threshold']:.3f}"
+        tag = _tag(name, d["threshold"])
         lines.append(f"| {tag} | {d['flagged_under']} / {dev['n_under']} ({_pct(d['sensitivity'])}) | "
                      f"{d['clean_well']} / {dev['n'] - dev['n_under']} ({_pct(d['specificity'])}) |")
-    lines += ["", "| task | label | P(clean) | argmax | operating point | why under-specified |", "|---|---|---|---|---|---|"]
+    if "n_with_tests" in dev:
+        lines += ["", f"The decision *with the tests* also flags a description when its task's tests expect what it "
+                      f"does not say (`specdefects.validator.consistency`); {dev['n_with_tests']} of the {dev['n']} "
+                      f"had their task's tests in the data."]
+    lines += ["", "| task | label | P(clean) | argmax | operating point | the tests show | why under-specified |",
+              "|---|---|---|---|---|---|---|"]
     for r in dev["rows"]:
+        shown = "n/a" if r.get("tests") is None else "; ".join(r["tests"]) or "-"
         lines.append(f"| {r['uid']} | {r['label']} | {r['p_clean']:.2f} | {r['argmax']} | "
-                     f"{r.get('operating_point', r['argmax'])} | {r['reason'].replace('|', '/')} |")
+                     f"{r.get('operating_point', r['argmax'])} | {shown.replace('|', '/')} | "
+                     f"{r['reason'].replace('|', '/')} |")
     return "\n".join(lines) + "\n"
+
+
+def _tag(name: str, threshold: float | None) -> str:
+    if threshold is None:
+        return "argmax"
+    return f"P(defect) >= {threshold:.3f}" + (" or the tests" if name.endswith("_with_tests") else "")
 
 
 def _pct(v: float | None) -> str:

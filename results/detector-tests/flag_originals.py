@@ -1,0 +1,66 @@
+"""Every original HumanEval and MBPP task through the tests check (specdefects.validator.consistency):
+which descriptions their own tests contradict or go beyond. Run from the repository root:
+
+    .venv/bin/python results/detector-tests/flag_originals.py [BUILD_DIR]   # default out/spec-defects
+
+Writes flagged_originals.jsonl (one line per flagged task) and summary.json beside this script."""
+
+import json
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import datasets
+
+from specdefects.validator.consistency import cases_of_task, findings
+from specdefects.validator.data import load_original_tests
+
+build = sys.argv[1] if len(sys.argv) > 1 else "out/spec-defects"
+here = Path(__file__).parent
+t0 = time.perf_counter()
+descriptions = {}
+for bench in ("humaneval", "mbpp"):
+    for r in datasets.load_dataset(build, bench)["test"]:
+        if str(r["defect"]) == "0":
+            descriptions[r["uid"]] = (bench, r["description"])
+tests = load_original_tests(build)
+flagged, counts = [], Counter()
+for uid, (bench, text) in sorted(descriptions.items()):
+    cases = cases_of_task(tests.get(uid))
+    found = findings(text, cases)
+    counts[(bench, "tasks")] += 1
+    counts[(bench, "with_cases")] += bool(cases)
+    if found:
+        counts[(bench, "flagged")] += 1
+        for f in found:
+            counts[(bench, f["check"])] += 1
+        flagged.append({"uid": uid, "description": text, "findings": found})
+summary = {b: {k: v for (bb, k), v in sorted(counts.items()) if bb == b} for b in ("humaneval", "mbpp")}
+
+# the RQ3 join: Pass@1 of the committed real-model runs on the originals the check flags and on the rest
+per_task = Path("results/report/per_task.csv")
+if per_task.exists():
+    import csv
+
+    from scipy.stats import fisher_exact
+    marked = {f["uid"] for f in flagged}
+    passed: dict = {}
+    for r in csv.DictReader(per_task.open()):
+        if r["variant"] == "orig":
+            uid = f"{r['benchmark']}/{r['task_id']}"
+            passed.setdefault((r["model"], r["benchmark"]), {})[uid] = int(r["passed"])
+    summary["pass1"] = []
+    for (model, bench), d in sorted(passed.items()):
+        a = [v for u, v in d.items() if u in marked]
+        b = [v for u, v in d.items() if u not in marked]
+        if a and b:
+            table = [[sum(a), len(a) - sum(a)], [sum(b), len(b) - sum(b)]]
+            summary["pass1"].append({"model": model, "benchmark": bench, "flagged": len(a), "unflagged": len(b),
+                                     "pass1_flagged": round(100 * sum(a) / len(a), 1),
+                                     "pass1_unflagged": round(100 * sum(b) / len(b), 1),
+                                     "fisher_p": float(f"{fisher_exact(table)[1]:.3g}")})
+summary["seconds"] = round(time.perf_counter() - t0, 1)
+(here / "flagged_originals.jsonl").write_text("".join(json.dumps(f) + "\n" for f in flagged))
+(here / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+print(json.dumps(summary, indent=2))
