@@ -71,19 +71,7 @@ def read_file(path: str) -> list[str]:
 def read_entries(path: str) -> list[tuple[str, object]]:
     """``(description, tests)`` pairs of a file as :func:`read_file` reads it; ``tests`` is a JSON line's
     ``tests`` field (assertion text or a list of it), ``None`` where there is none."""
-    if path == "-":
-        raw = sys.stdin.buffer.read()
-    else:
-        p = Path(path)
-        if not p.is_file():
-            raise ValidatorError(f"no such file: {path}")
-        raw = p.read_bytes()
-    if b"\x00" in raw[:100_000]:
-        raise ValidatorError(f"{path} looks binary (NUL bytes), not text")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ValidatorError(f"{path} is not UTF-8 text") from None
+    text = _read_text(path, "file", "text")
     lines = [ln for ln in text.splitlines() if ln.strip()]
     if lines and all(ln.lstrip().startswith("{") for ln in lines):
         out = []
@@ -144,12 +132,20 @@ def check_texts(texts: list[str], model: str | None = None, detector=None, batch
 
 
 def read_tests_file(path: str) -> str:
-    p = Path(path)
-    if not p.is_file():
-        raise ValidatorError(f"no such tests file: {path}")
-    raw = p.read_bytes()
+    return _read_text(path, "tests file", "test code")
+
+
+def _read_text(path: str, what: str, content: str) -> str:
+    """A UTF-8 file (``-``: standard input); binary or missing is an error naming ``path``."""
+    if path == "-":
+        raw = sys.stdin.buffer.read()
+    else:
+        p = Path(path)
+        if not p.is_file():
+            raise ValidatorError(f"no such {what}: {path}")
+        raw = p.read_bytes()
     if b"\x00" in raw[:100_000]:
-        raise ValidatorError(f"{path} looks binary (NUL bytes), not test code")
+        raise ValidatorError(f"{path} looks binary (NUL bytes), not {content}")
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
