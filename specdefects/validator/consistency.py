@@ -183,9 +183,9 @@ def findings(description: str, cases: list[Case]) -> list[dict]:
                     "why": f"the tests expect the result written out as text ({_short(reprs[0])}), a string, "
                            f"which the description never asks for"})
     marks: list[str] = []
-    named = {ch for ch, names in MARK_NAMES.items() if any(n in description.lower() for n in names)}
+    named_marks = {ch for ch, names in MARK_NAMES.items() if any(n in description.lower() for n in names)}
     for c in cases:
-        seen = set("".join(s for a in c.args for s in _strings(a))) | set(description) | named
+        seen = set("".join(s for a in c.args for s in _strings(a))) | set(description) | named_marks
         for s in _strings(c.expected):
             if _is_literal_text(s):
                 continue
