@@ -15,6 +15,12 @@ How the set was made (2026-12-01):
 * HumanEval: 25 originals of the validation and test splits, plus HumanEval/132, whose meaning of
   "nested" only its examples fix.
 
+A second MBPP sample (2026-12-02): 32 more tasks drawn with ``random.Random(2)`` from the same pool
+(the clean validation and test originals not yet in the set), each read with its tests and labelled
+by the same rule; none was left out. It was drawn after the tests check
+(``specdefects.validator.consistency``) was written, so it also measures that check; six of its
+under-specified tasks were among the originals the check flags, which I had read while writing it.
+
 Rule: *under-specified* when the tests check a behaviour the description leaves open (a return
 format, the meaning of an argument, a convention such as a delimiter or the first letter's case) and
 a reasonable reading gives a different answer; *well-specified* when the description fixes the tested
@@ -52,6 +58,23 @@ UNDER = {
     "mbpp/595": "the return value when no swap sequence exists: the string 'Not Possible'",
     "humaneval/HumanEval/132": "what 'nested' means: only the examples say '[]]]]]]][[[[[]' is not nested",
 }
+SECOND_UNDER = {
+    "mbpp/160": "the output: a tuple ('x = ', 2, ', y = ', 1), or the string 'No solution'",
+    "mbpp/275": "what 'removed' means and what the two number arguments are",
+    "mbpp/519": "that the volume is rounded to two decimals (the tests compare 117.85 exactly)",
+    "mbpp/408": "which k pairs: those with the smallest sums, in that order",
+    "mbpp/337": "the output: the strings 'Found a match!' / 'Not matched!', not a bool",
+    "mbpp/879": "the output: the strings 'Found a match!' / 'Not matched!', not a bool",
+    "mbpp/431": "the result when no element is shared: None, not False",
+    "mbpp/929": "that it counts the occurrences of the given element (the second argument)",
+    "mbpp/303": "what the 'two types' of inversion are",
+    "mbpp/826": "the exact strings ('Obtuse-angled Triangle') and that sides (1, 0, 1) are 'Right-angled'",
+    "mbpp/315": "the result when there is no even-length word: the string '-1'",
+    "mbpp/136": "the tariff the bill is computed with",
+}
+SECOND_WELL = [f"mbpp/{n}" for n in (91, 135, 627, 62, 244, 788, 678, 654, 793, 875, 56, 360, 919, 805, 932, 795,
+                                     890, 425, 966, 456)]
+UNDER.update(SECOND_UNDER)
 
 WELL = [f"mbpp/{n}" for n in (263, 837, 173, 239, 697, 720, 736, 127, 606, 876, 10, 693, 375, 509, 926, 119, 809,
                               667, 675, 964, 820, 384, 541, 843, 88)] + \
@@ -63,12 +86,13 @@ def build(mbpp_source: str | None) -> list[dict]:
     tasks = {f"humaneval/{t.task_id}": t for t in load_tasks("humaneval")}
     tasks.update({f"mbpp/{t.task_id}": t for t in load_tasks("mbpp", mbpp_source)})
     rows = []
-    for uid in list(UNDER) + WELL:
+    for uid in list(UNDER) + WELL + SECOND_WELL:
         t = tasks[uid]
         under = uid in UNDER
         rows.append({"uid": uid, "benchmark": t.benchmark, "task_id": str(t.task_id),
                      "label": "under-specified" if under else "well-specified",
                      "reason": UNDER.get(uid, ""), "source": "study Table 8" if "Table 8" in UNDER.get(uid, "")
+                     else "labelled here, second sample" if uid in SECOND_UNDER or uid in SECOND_WELL
                      else "labelled here", "text": t.description})
     return rows
 
