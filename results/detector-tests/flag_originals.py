@@ -5,51 +5,42 @@ which descriptions their own tests contradict or go beyond. Run from the reposit
 
 Writes flagged_originals.jsonl (one line per flagged task) and summary.json beside this script."""
 
+import csv
 import json
 import sys
 import time
 from collections import Counter
 from pathlib import Path
 
-import datasets
+from scipy.stats import fisher_exact
 
 from specdefects.validator.consistency import cases_of_task, findings
-from specdefects.validator.data import load_original_tests
+from specdefects.validator.data import load_original_tasks
 
 build = sys.argv[1] if len(sys.argv) > 1 else "out/spec-defects"
 here = Path(__file__).parent
 t0 = time.perf_counter()
-descriptions = {}
-for bench in ("humaneval", "mbpp"):
-    for r in datasets.load_dataset(build, bench)["test"]:
-        if str(r["defect"]) == "0":
-            descriptions[r["uid"]] = (bench, r["description"])
-tests = load_original_tests(build)
 flagged, counts = [], Counter()
-for uid, (bench, text) in sorted(descriptions.items()):
-    cases = cases_of_task(tests.get(uid))
-    found = findings(text, cases)
-    counts[(bench, "tasks")] += 1
-    counts[(bench, "with_cases")] += bool(cases)
+for uid, task in sorted(load_original_tasks(build, ["humaneval", "mbpp"]).items()):
+    cases = cases_of_task(task)
+    found = findings(task.description, cases)
+    counts[(task.benchmark, "tasks")] += 1
+    counts[(task.benchmark, "with_cases")] += bool(cases)
     if found:
-        counts[(bench, "flagged")] += 1
+        counts[(task.benchmark, "flagged")] += 1
         for f in found:
-            counts[(bench, f["check"])] += 1
-        flagged.append({"uid": uid, "description": text, "findings": found})
+            counts[(task.benchmark, f["check"])] += 1
+        flagged.append({"uid": uid, "description": task.description, "findings": found})
 summary = {b: {k: v for (bb, k), v in sorted(counts.items()) if bb == b} for b in ("humaneval", "mbpp")}
 
 # the RQ3 join: Pass@1 of the committed real-model runs on the originals the check flags and on the rest
 per_task = Path("results/report/per_task.csv")
 if per_task.exists():
-    import csv
-
-    from scipy.stats import fisher_exact
     marked = {f["uid"] for f in flagged}
     passed: dict = {}
     for r in csv.DictReader(per_task.open()):
         if r["variant"] == "orig":
-            uid = f"{r['benchmark']}/{r['task_id']}"
-            passed.setdefault((r["model"], r["benchmark"]), {})[uid] = int(r["passed"])
+            passed.setdefault((r["model"], r["benchmark"]), {})[f"{r['benchmark']}/{r['task_id']}"] = int(r["passed"])
     summary["pass1"] = []
     for (model, bench), d in sorted(passed.items()):
         a = [v for u, v in d.items() if u in marked]

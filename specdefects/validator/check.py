@@ -116,7 +116,7 @@ def check_texts(texts: list[str], model: str | None = None, detector=None, batch
     for t, p, n, lab, c in zip(texts, probs, notes, decide(probs, threshold), cases):
         ev = evidence(t[:MAX_CHARS * 5], extra_known=getattr(detector, "known_words", frozenset()))
         p_defect = round(1.0 - float(p[0]), 4)
-        found = findings(t, c) if c else ([] if c is not None else None)
+        found = None if c is None else findings(t, c)
         verdict = _verdict(lab, p_defect, threshold)
         if found and lab == "clean":
             lab, verdict = "US", "flagged: US (the tests expect what the description does not say)"

@@ -271,12 +271,11 @@ def cmd_validator_evaluate(args) -> int:
 
 
 def _real_summary(res: dict) -> str:
+    from .real_descriptions import DECISIONS
     op, dev, key = res["operating_point"]["threshold"], res["real_dev"], f"{res['split']}_originals_clean"
     rule = "argmax" if op is None else f"P(defect) >= {op:.3f}"
     lines = [f"operating point: {rule}; reliability ECE {res['reliability']['ece']:.3f}"]
-    for name in ("argmax", "operating_point", "operating_point_with_tests"):
-        if name not in res["specificity"]:
-            continue
+    for name in DECISIONS:
         spec = ", ".join(f"{b} {100 * (d[key] or 0):.1f} % clean / all flagged {100 * (d['all_originals_flagged'] or 0):.1f} %"
                          for b, d in res["specificity"][name].items() if b != "threshold")
         d = dev[name]

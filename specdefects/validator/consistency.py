@@ -36,6 +36,8 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ..benchmarks._common import parse_python
+
 _WORD = re.compile(r"[a-z]{3,}")
 _TOKEN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{3,}(?![A-Za-z0-9])")  # a word, not letters inside a hash
 # a separator or marker a solution would have to invent, and the words that name it
@@ -99,9 +101,9 @@ def cases_from_code(code: str, entry_point: str = "") -> list[Case]:
     """The cases of assertion text: ``assert f(...) == literal``, ``assert f(...)`` (True),
     ``assert not f(...)`` (False); calls of ``entry_point`` or ``candidate`` (any call when neither is
     given). Code that does not parse gives no case."""
-    names = {n for n in (entry_point, "candidate") if n} if entry_point else set()
+    names = {entry_point, "candidate"} if entry_point else set()
     try:
-        tree = ast.parse(code)
+        tree = parse_python(code)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return []
     out = []
@@ -131,12 +133,9 @@ def cases_from_pairs(pairs: Iterable) -> list[Case]:
         outp = p.get("output") if isinstance(p, dict) else getattr(p, "output", None)
         if not isinstance(inp, str) or not isinstance(outp, str):
             continue
-        try:
-            ok, expected = _literal(ast.parse(outp.strip(), mode="eval").body)
-            call = ast.parse(inp.strip(), mode="eval").body
-        except (SyntaxError, ValueError, MemoryError, RecursionError):
-            continue
-        if not ok:
+        ok, expected = _literal(_parse_expr(outp))
+        call = _parse_expr(inp)
+        if not ok or call is None:
             continue
         args = _call_args(call) if isinstance(call, ast.Call) else (_literal(call)[1],)
         out.append(Case(args, expected))
@@ -173,7 +172,7 @@ def findings(description: str, cases: list[Case]) -> list[dict]:
                     unstated.append(w)
     if unstated:
         shown = sorted({s for c in cases for s in _strings(c.expected)
-                        if any(w in (m.lower() for m in _TOKEN.findall(s)) for w in unstated)}, key=len)[:3]
+                        if any(w in (m.lower() for m in _TOKEN.findall(s)) for w in unstated)}, key=lambda s: (len(s), s))[:3]
         out.append({"check": "unstated_text", "category": "output_format",
                     "why": "the tests expect the text " + " / ".join(_short(s) for s in shown)
                            + ", which the description never mentions"})
@@ -235,7 +234,7 @@ def _is_literal_text(s: str) -> bool:
 
 def _parse_expr(s: str):
     try:
-        return ast.parse(s.strip(), mode="eval").body
+        return parse_python(s.strip(), mode="eval").body
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
 
@@ -254,16 +253,9 @@ def _short(value, limit: int = 60) -> str:
     return r if len(r) <= limit else r[:limit - 3] + "..."
 
 
-def cases_of_task(task: dict) -> list[Case]:
-    """The cases of a task as the benchmark configs hold it (see :func:`.data.load_original_tests`):
-    its assertion code, else its input/output pairs; stdin tasks give none (their tests are program
-    input and output, not values)."""
-    if not task or task.get("test_kind", "function") != "function":
+def cases_of_task(task) -> list[Case]:
+    """The cases of a :class:`~specdefects.records.Task`: its assertion code, else its input/output
+    pairs; stdin tasks give none (their tests are program input and output, not values)."""
+    if task is None or task.test_kind != "function":
         return []
-    cases = cases_from_code(task.get("test_code") or "", task.get("entry_point") or "")
-    return cases or cases_from_pairs(list(task.get("tests") or []) + list(task.get("examples") or []))
-
-
-def flags_with_tests(labels: list[str], texts: list[str], cases: list[list[Case] | None]) -> list[bool]:
-    """Flagged by the detector (``labels`` at its operating point) or by a finding of the tests."""
-    return [lab != "clean" or bool(c and findings(t, c)) for lab, t, c in zip(labels, texts, cases)]
+    return cases_from_code(task.test_code, task.entry_point) or cases_from_pairs(task.tests + task.examples)

@@ -27,7 +27,7 @@ def load_validator(source: str, benchmarks: list[str] | None = None, splits=("tr
     if not p.exists() and (str(source).startswith((".", "/", "~")) or str(source).count("/") != 1):
         raise ValidatorError(f"no such data folder {source!r} (and not a Hub id NAMESPACE/NAME)")
     try:
-        dd = datasets.load_dataset(str(p) if p.exists() else str(source), "validator")
+        dd = datasets.load_dataset(_resolve(source), "validator")
     except Exception as e:  # missing files, Hub unreachable, bad parquet: one line
         msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise ValidatorError(f"cannot load the validator data from {source}: {msg}") from None
@@ -49,33 +49,38 @@ def load_validator(source: str, benchmarks: list[str] | None = None, splits=("tr
     return out
 
 
-def load_original_tests(source: str, benchmarks: list[str] | None = None) -> dict[str, dict]:
-    """The tests of each original task of a build folder (or Hub dataset), by ``uid``: its
-    ``test_kind``, ``entry_point``, ``test_code``, ``tests`` and ``examples``, as the benchmark configs
-    hold them. A config that is missing or unreadable gives no tasks (the report then says how many
-    descriptions had tests)."""
+def _resolve(source) -> str:
+    """A local folder as its path, anything else as the Hub id it is."""
+    p = Path(str(source)).expanduser()
+    return str(p) if p.exists() else str(source)
+
+
+def load_original_tasks(source: str, benchmarks: list[str] | None = None) -> dict:
+    """The original (clean) tasks of a build folder (or Hub dataset) by ``uid``, as
+    :class:`~specdefects.records.Task` (their tests included). A benchmark config that is missing or
+    unreadable gives no tasks: the reports say how many descriptions had their tests."""
     import datasets
 
-    p = Path(str(source)).expanduser()
-    out: dict[str, dict] = {}
+    from ..records import Task
     try:
-        names = datasets.get_dataset_config_names(str(p) if p.exists() else str(source))
+        names = datasets.get_dataset_config_names(_resolve(source))
     except Exception:
-        return out
+        return {}
+    out = {}
     for name in names:
         if name == "validator" or (benchmarks and name not in benchmarks):
             continue
         try:
-            dd = datasets.load_dataset(str(p) if p.exists() else str(source), name)
+            dd = datasets.load_dataset(_resolve(source), name)
         except Exception:
             continue
         for split in dd.values():
-            cols = set(split.column_names)
-            if not {"uid", "defect", "test_code"} <= cols:
+            feat = split.features.get("defect")
+            if "uid" not in split.column_names or feat is None:
                 continue
-            for r in split:
-                if str(r["defect"]) in ("0", "clean"):
-                    out[r["uid"]] = {k: r.get(k) for k in ("test_kind", "entry_point", "test_code", "tests", "examples")}
+            clean = feat.str2int("clean") if hasattr(feat, "str2int") else "clean"
+            for r in split.select([i for i, d in enumerate(split["defect"]) if d == clean]):
+                out[r["uid"]] = Task.from_row(r)
     return out
 
 

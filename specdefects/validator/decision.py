@@ -92,9 +92,9 @@ def choose_threshold(p_defect_clean: Sequence[float], specificity: float = 0.95,
     def share_clean(t: float) -> float:
         return float(np.mean([np.mean(x < t) for x in parts]))
 
-    for t in np.unique(np.concatenate([np.ceil((p + 1e-9) * 1e6) / 1e6, [0.0]])):  # just above each row
+    for t in np.unique(np.ceil((p + 1e-9) * 1e6) / 1e6):  # just above each row: it stays unflagged
         if share_clean(t) >= specificity - 1e-12:
-            return float(min(max(t, 1e-6), 0.999999))
+            return float(min(t, 0.999999))
     return 0.999999
 
 

@@ -23,7 +23,7 @@ import numpy as np
 from ..llm import LLMClient
 from ..metrics.classification import classification_report
 from .baselines import LLMBaseline, TfidfBaseline, pick_shots
-from .data import drop_indistinct_sf, load_original_tests, load_validator
+from .data import drop_indistinct_sf, load_original_tasks, load_validator
 from .decision import decide, reliability, reliability_png, resolve_threshold
 from .errors import ValidatorError
 from .evidence import evidence, summarize
@@ -183,7 +183,7 @@ def real_description_report(det, probs, rows_data: dict, split: str, out_p: Path
     :mod:`.real_descriptions`) and the reliability of its P(defect) on the split (``probs``: its class
     probabilities there); writes ``real_descriptions.md`` and ``reliability.png``."""
     from .consistency import cases_of_task
-    tests = {u: cases_of_task(t) for u, t in load_original_tests(data_source, benchmarks).items()} if data_source else {}
+    tests = {u: cases_of_task(t) for u, t in load_original_tasks(data_source, benchmarks).items()} if data_source else {}
     spec = specificity(det, rows_data, split, threshold, tests)
     dev = real_dev_report(det, threshold, load_real_dev(real_dev or REAL_DEV), tests)
     labels = rows_data[split]["label"]

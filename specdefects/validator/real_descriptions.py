@@ -52,14 +52,19 @@ def _share(flags: list[bool]) -> float | None:
 DECISIONS = ("argmax", "operating_point", "operating_point_with_tests")
 
 
-def _decisions(probs, threshold, texts, cases):
+def _findings(texts, uids, tests: dict | None) -> list[list[dict] | None]:
+    """Per row, what its task's tests show (:mod:`.consistency`); ``None`` where they are unknown."""
+    from .consistency import findings
+    cases = [(tests or {}).get(u) for u in uids]
+    return [findings(t, c) if c else None for t, c in zip(texts, cases)]
+
+
+def _decisions(labels_argmax, labels_op, found) -> dict[str, list[bool]]:
     """Flags per decision: the argmax, the operating point, and the operating point or a finding of the
-    task's tests (:mod:`.consistency`; ``cases`` per row, ``None`` where the task's tests are unknown)."""
-    from .consistency import flags_with_tests
-    at_op = decide(probs, threshold)
-    return {"argmax": [lab != "clean" for lab in decide(probs, None)],
-            "operating_point": [lab != "clean" for lab in at_op],
-            "operating_point_with_tests": flags_with_tests(at_op, texts, cases)}
+    task's tests."""
+    return {"argmax": [lab != "clean" for lab in labels_argmax],
+            "operating_point": [lab != "clean" for lab in labels_op],
+            "operating_point_with_tests": [lab != "clean" or bool(f) for lab, f in zip(labels_op, found)]}
 
 
 def specificity(det, rows_data: dict, split: str, threshold: float | None, tests: dict | None = None) -> dict:
@@ -70,8 +75,9 @@ def specificity(det, rows_data: dict, split: str, threshold: float | None, tests
     for s, idx in clean.items():
         if idx:
             texts = [rows_data[s]["text"][i] for i in idx]
-            cases = [(tests or {}).get(rows_data[s]["uid"][i]) for i in idx]
-            flags[s] = _decisions(det.predict_proba(texts), threshold, texts, cases)
+            probs = det.predict_proba(texts)
+            found = _findings(texts, [rows_data[s]["uid"][i] for i in idx], tests)
+            flags[s] = _decisions(decide(probs, None), decide(probs, threshold), found)
     out: dict = {}
     for name in DECISIONS:
         t = None if name == "argmax" else threshold
@@ -92,23 +98,23 @@ def specificity(det, rows_data: dict, split: str, threshold: float | None, tests
 def real_dev_report(det, threshold: float | None, rows: list[dict] | None = None, tests: dict | None = None) -> dict:
     """The detector on the labelled real descriptions; ``tests``: each task's cases by uid (the
     ``operating_point_with_tests`` decision also flags what they show, see :mod:`.consistency`)."""
-    from .consistency import findings
     rows = load_real_dev() if rows is None else rows
     texts = [r["text"] for r in rows]
     probs = det.predict_proba(texts)
-    cases = [(tests or {}).get(r.get("uid", "")) for r in rows]
-    flags = _decisions(probs, threshold, texts, cases)
+    found = _findings(texts, [r.get("uid", "") for r in rows], tests)
+    at_argmax, at_op = decide(probs, None), decide(probs, threshold)
+    flags = _decisions(at_argmax, at_op, found)
     out: dict = {"n": len(rows), "n_under": sum(r["label"] == "under-specified" for r in rows),
-                 "n_with_tests": sum(bool(c) for c in cases), "rows": []}
+                 "n_with_tests": sum(f is not None for f in found), "rows": []}
     for name in DECISIONS:
         under = [f for f, r in zip(flags[name], rows) if r["label"] == "under-specified"]
         well = [not f for f, r in zip(flags[name], rows) if r["label"] == "well-specified"]
         out[name] = {"threshold": None if name == "argmax" else threshold, "sensitivity": _share(under),
                      "specificity": _share(well), "flagged_under": sum(under), "clean_well": sum(well)}
-    for k, (r, arg, op) in enumerate(zip(rows, decide(probs, None), decide(probs, threshold))):
+    for r, p, arg, op, f in zip(rows, probs, at_argmax, at_op, found):
         out["rows"].append({"uid": r.get("uid", ""), "label": r["label"], "reason": r.get("reason", ""),
-                            "p_clean": round(float(probs[k][0]), 4), "argmax": arg, "operating_point": op,
-                            "tests": [f["why"] for f in findings(texts[k], cases[k])] if cases[k] else None})
+                            "p_clean": round(float(p[0]), 4), "argmax": arg, "operating_point": op,
+                            "tests": None if f is None else [x["why"] for x in f]})
     return out
 
 
@@ -123,8 +129,6 @@ def report_md(spec: dict, dev: dict, split: str, scores: dict | None = None) -> 
              "| decision | benchmark | originals of the split left clean | all originals flagged |",
              "|---|---|---|---|"]
     for name in DECISIONS:
-        if name not in spec:
-            continue
         tag = _tag(name, spec[name]["threshold"])
         for b, d in spec[name].items():
             if b == "threshold":
@@ -135,16 +139,13 @@ def report_md(spec: dict, dev: dict, split: str, scores: dict | None = None) -> 
               "| decision | under-specified flagged (sensitivity) | well-specified left clean (specificity) |",
               "|---|---|---|"]
     for name in DECISIONS:
-        if name not in dev:
-            continue
         d = dev[name]
         tag = _tag(name, d["threshold"])
         lines.append(f"| {tag} | {d['flagged_under']} / {dev['n_under']} ({_pct(d['sensitivity'])}) | "
                      f"{d['clean_well']} / {dev['n'] - dev['n_under']} ({_pct(d['specificity'])}) |")
-    if "n_with_tests" in dev:
-        lines += ["", f"The decision *with the tests* also flags a description when its task's tests expect what it "
-                      f"does not say (`specdefects.validator.consistency`); {dev['n_with_tests']} of the {dev['n']} "
-                      f"had their task's tests in the data."]
+    lines += ["", f"The decision *with the tests* also flags a description when its task's tests expect what it "
+                  f"does not say (`specdefects.validator.consistency`); {dev['n_with_tests']} of the {dev['n']} had "
+                  f"their task's tests in the data."]
     lines += ["", "| task | label | P(clean) | argmax | operating point | the tests show | why under-specified |",
               "|---|---|---|---|---|---|---|"]
     for r in dev["rows"]:
