@@ -1,6 +1,7 @@
 """The detector that ships in the package is what its one documented command makes from the
-committed data: `specdefects validator build-default` rebuilds it byte for byte (the hybrid
-detector is deterministic), and its provenance tells the truth about the data and the scores."""
+committed data: `specdefects validator build-default` rebuilds it byte for byte on the BLAS kernels it
+was built on (its provenance names them) and with the same verdicts within stated tolerances on
+other CPUs; its provenance tells the truth about the data and the scores."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from specdefects.validator.model import read_meta
-from specdefects.validator.shipped import SHIPPED, read_provenance
+from specdefects.validator.model import LABELS, read_meta
+from specdefects.validator.shipped import SHIPPED, blas_kernels, read_provenance
 
 ROOT = Path(__file__).resolve().parents[1]
 MBPP = ROOT.parent / "shared" / "data" / "mbpp" / "mbpp.jsonl"
@@ -24,14 +25,66 @@ def test_the_shipped_detector_is_complete_and_says_where_it_came_from():
     prov = read_provenance()
     assert prov["data"]["benchmarks"] == ["humaneval", "mbpp"] and prov["seeds"] == [42, 123456]
     assert prov["test_chosen"]["mcc"] >= 0.73 and len(prov["data"]["validator_sha256"]) == 64
+    assert prov["blas"] and all(":" in k for k in prov["blas"]), "the BLAS kernels it was built on"
     assert "validator build-default" in prov["command"]
     meta = json.loads((SHIPPED / "specdefects_validator.json").read_text())
     assert "/tmp" not in json.dumps(meta), "no path of the machine that built it"
 
 
+# Where the BLAS kernels differ from the shipped build's (an AVX2 machine against an AVX-512 one),
+# floating-point rounding differs and the bytes cannot match; what the detector says must still
+# agree within these tolerances. Measured between builds on OpenBLAS's SkylakeX and Haswell kernels
+# (numpy's AVX-512 loops off for the latter): probabilities up to 0.0025 apart on 887 descriptions,
+# the same argmax on all, thresholds 4e-5 apart, the same test scores.
+PROBA_ATOL = 0.01     # every class probability of every row (4x the measured spread)
+THRESHOLD_ATOL = 1e-3  # the operating point chosen on the validation split
+SCORE_ATOL = 0.01     # test-split accuracy/precision/recall/F1/MCC (about 2 rows of 394)
+
+
+def _agree(rebuilt: Path, tmp_path: Path) -> None:
+    """The rebuilt detector says what the shipped one says: the same vocabulary and labels, class
+    probabilities within PROBA_ATOL on the test split and the real descriptions, the same argmax and
+    operating-point decision on every row not within that tolerance of a tie or the threshold."""
+    import numpy as np
+
+    from specdefects.builders.local import fingerprint
+    from specdefects.validator.data import load_validator
+    from specdefects.validator.hybrid import HybridDetector
+    from specdefects.validator.real_descriptions import load_real_dev
+
+    for f in ("hybrid.json", "config.json"):  # text made without floating point: identical everywhere
+        assert (rebuilt / f).read_bytes() == (SHIPPED / f).read_bytes(), f"{f} differs"
+    data = tmp_path / "data"
+    r = subprocess.run([sys.executable, "-m", "specdefects.cli", "build", "spec-defects", "--out", str(data),
+                        "--benchmarks", "humaneval", "mbpp", "--source", f"mbpp={MBPP}", "--llm-store", "none",
+                        "--no-invariance", "--json"], capture_output=True, text=True, timeout=900, cwd=str(tmp_path))
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert fingerprint(data, "validator")["data_sha256"] == read_provenance()["data"]["validator_sha256"]
+    texts = load_validator(str(data), splits=("test",))["test"]["text"] + [row["text"] for row in load_real_dev()]
+    assert len(texts) > 400
+    old, new = HybridDetector.load(SHIPPED), HybridDetector.load(rebuilt)
+    p_old, p_new = np.asarray(old.predict_proba(texts)), np.asarray(new.predict_proba(texts))
+    diff = np.abs(p_old - p_new).max()
+    print(f"{len(texts)} descriptions: class probabilities differ by up to {diff:.2g}; "
+          f"bytes of hybrid.npz {'equal' if (rebuilt / 'hybrid.npz').read_bytes() == (SHIPPED / 'hybrid.npz').read_bytes() else 'differ'}")
+    assert diff <= PROBA_ATOL, f"class probabilities differ by up to {diff:.2g} (> {PROBA_ATOL})"
+    top2 = np.sort(p_old, axis=1)[:, -2:]  # rows whose two best classes are within the tolerance may swap
+    clear = (top2[:, 1] - top2[:, 0]) > 2 * PROBA_ATOL
+    assert (p_old.argmax(1) == p_new.argmax(1))[clear].all(), "a label changed on a row that is no near-tie"
+    t_old = read_provenance()["operating_point"]["threshold"]
+    t_new = read_meta(rebuilt)["operating_point"]["threshold"]
+    assert abs(t_old - t_new) <= THRESHOLD_ATOL
+    clean = LABELS.index("clean")
+    d_old, d_new = 1 - p_old[:, clean], 1 - p_new[:, clean]
+    far = np.abs(d_old - t_old) > PROBA_ATOL + THRESHOLD_ATOL
+    assert ((d_old >= t_old) == (d_new >= t_new))[far].all(), "a flag at the operating point changed"
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not MBPP.exists(), reason=f"needs the committed MBPP copy at {MBPP} (../shared)")
-def test_build_default_rebuilds_the_shipped_detector_exactly(tmp_path):
+def test_build_default_rebuilds_the_shipped_detector(tmp_path):
+    """Byte for byte on the shipped build's BLAS kernels; elsewhere the same verdicts within the
+    stated tolerances (and the test says which of the two it checked)."""
     out = tmp_path / "detector"
     r = subprocess.run([sys.executable, "-m", "specdefects.cli", "validator", "build-default", "--out", str(out),
                         "--source", f"mbpp={MBPP}", "--json"], capture_output=True, text=True, timeout=900,
@@ -40,7 +93,17 @@ def test_build_default_rebuilds_the_shipped_detector_exactly(tmp_path):
     prov = json.loads(r.stdout)
     shipped = read_provenance()
     assert prov["data"]["validator_sha256"] == shipped["data"]["validator_sha256"], "the training data changed"
-    for f in ("hybrid.json", "hybrid.npz", "config.json"):
-        assert (out / f).read_bytes() == (SHIPPED / f).read_bytes(), f"{f} differs: run `make detector`"
-    assert prov["test_chosen"] == shipped["test_chosen"] and prov["chosen_seed"] == shipped["chosen_seed"]
-    assert prov["operating_point"] == shipped["operating_point"] == read_meta(out)["operating_point"]
+    assert prov["blas"] == blas_kernels() and prov["blas"], "the provenance names the BLAS kernels used"
+    if prov["blas"] == shipped.get("blas"):
+        print(f"same BLAS kernels as the shipped build ({', '.join(prov['blas'])}): compared byte for byte")
+        for f in ("hybrid.json", "hybrid.npz", "config.json"):
+            assert (out / f).read_bytes() == (SHIPPED / f).read_bytes(), f"{f} differs: run `make detector`"
+        assert prov["test_chosen"] == shipped["test_chosen"] and prov["chosen_seed"] == shipped["chosen_seed"]
+        assert prov["operating_point"] == shipped["operating_point"] == read_meta(out)["operating_point"]
+        return
+    print(f"BLAS kernels {prov['blas']} differ from the shipped build's {shipped.get('blas')}: "
+          "compared within tolerances")
+    assert prov["chosen_seed"] == shipped["chosen_seed"]
+    for k, v in shipped["test_chosen"].items():
+        assert abs(prov["test_chosen"][k] - v) <= SCORE_ATOL, f"test {k} {prov['test_chosen'][k]} against {v}"
+    _agree(out, tmp_path)

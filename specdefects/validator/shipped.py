@@ -71,12 +71,28 @@ def build_default(out: str | Path, sources: dict[str, str] | None = None, progre
             "command": "specdefects validator build-default --out DIR"
                        + "".join(f" --source {b}={s}" for b, s in sources.items()),
             "built": time.strftime("%Y-%m-%d"), "build_s": round(time.perf_counter() - t0, 1),
+            "blas": blas_kernels(),
         }
         with atomic_dir(out) as dest:
             shutil.copytree(res["model"], dest, dirs_exist_ok=True)
             _drop_temp_paths(dest / META_FILE, "the default build (specdefects validator build-default)")
             (dest / PROVENANCE).write_text(json.dumps(provenance, indent=2) + "\n")
     return provenance
+
+
+def blas_kernels() -> list[str]:
+    """The BLAS libraries this process loaded and the CPU kernels they picked (``openblas:SkylakeX``).
+
+    The same training gives the same bytes only on the same kernels: OpenBLAS (and numpy's own SIMD
+    loops) choose their code by CPU, so a Haswell (AVX2) machine rounds differently from an AVX-512
+    one. The rebuild test compares bytes where the kernels are the shipped build's, and predictions
+    within a stated tolerance elsewhere."""
+    import numpy  # noqa: F401  (loads numpy's BLAS, so threadpoolctl sees it)
+    import scipy.linalg  # noqa: F401  (scipy's own BLAS)
+    from threadpoolctl import threadpool_info
+
+    return sorted({f"{i.get('internal_api')}:{i.get('architecture') or '?'}" for i in threadpool_info()
+                   if i.get("user_api") == "blas"})
 
 
 def _rounded(scores: dict | None) -> dict:
