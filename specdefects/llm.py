@@ -41,6 +41,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from .models import resolve_model, vllm_is_cpu_build
+from .models.runtime import announce, choose_runtime
 
 Messages = list[dict[str, str]]
 BACKENDS = ("openai", "vllm")
@@ -274,6 +275,9 @@ class LLMClient:
                     kwargs = dict(self.vllm_kwargs)
                     if vllm_is_cpu_build():
                         kwargs.setdefault("enforce_eager", True)  # no CUDA graphs on the CPU build
+                        rt = choose_runtime(kwargs.get("dtype"))
+                        announce(rt)
+                        kwargs["dtype"] = rt.dtype
                         os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
                     self._llm = LLM(model=resolve_model(self._model, fmt="hf"), **kwargs)
         return self._llm

@@ -5,7 +5,8 @@ OpenAI-compatible server (`specdefects models serve` + lm-eval's local-chat-comp
 
 These are the only tests that judge answers, so they assert a floor on what the model solves:
 the eight tasks below were all solved in the committed full run (results/qwen2.5-coder-0.5b-
-instruct), and at least six must pass here. They need .venv-vllm (`make venv-vllm-lmeval`) and
+instruct), and at least six must pass here, in the dtype the runtime choice gives this CPU
+(bfloat16 with bf16 instructions, else float32). They need .venv-vllm (`make venv-vllm-lmeval`) and
 skip without it; `make test-llm` runs them.
 """
 
@@ -26,6 +27,8 @@ pytest.importorskip("lm_eval")
 
 from llm_server import VENV, VENV_PY, free_port  # noqa: E402
 from lmeval_run import BASE_ENV, BIN, results_of, run_eval, samples_of, scores  # noqa: E402
+
+from specdefects.models.runtime import chosen_dtype  # noqa: E402
 
 MODEL = "qwen2.5-coder-0.5b-instruct"
 TASK = "spec_defects_humaneval_orig_instruct"
@@ -76,10 +79,16 @@ def _solved(out: Path) -> tuple[float, list[dict]]:
 
 
 def test_real_model_solves_easy_tasks_through_lm_eval_vllm(real_model, humaneval_data, tmp_path):
-    r = run_eval(["--model", "vllm", "--model_args", f"pretrained={MODEL},dtype=bfloat16,max_model_len=2048,seed=0",
-                  "--tasks", TASK, "--batch_size", "auto", *GEN], humaneval_data, tmp_path, python=str(VENV_PY),
+    # no dtype and no batch size: what this CPU runs fastest is chosen, said in one line, and used
+    r = run_eval(["--model", "vllm", "--model_args", f"pretrained={MODEL},max_model_len=2048,seed=0",
+                  "--tasks", TASK, *GEN], humaneval_data, tmp_path, python=str(VENV_PY),
                  extra_env=VLLM_ENV, timeout=900)
     assert r.returncode == 0, (r.stdout[-2000:], r.stderr[-4000:])
+    dtype = chosen_dtype()
+    assert f"specdefects: vllm in {dtype} on this CPU" in r.stderr
+    assert json.loads(next(tmp_path.rglob("results_*.json")).read_text())["config"]["model_args"]["dtype"] == dtype
+    # progress moves chunk by chunk (8 prompts: one chunk of at most CPU_BATCH_SIZE)
+    assert "specdefects: vllm: 8 prompts to generate" in r.stderr and "specdefects: vllm: 8/8 prompts" in r.stderr
     pass1, scored = _solved(tmp_path)
     assert pass1 * len(EASY) >= FLOOR, [(s["status"], s["reason"]) for s in scored]
     # a real answer is extracted into a real function, not passed through as prose

@@ -336,7 +336,7 @@ def test_states_of_two_models_or_dtypes_are_never_mixed(tiny, data, tmp_path):
     with pytest.raises(RepresentationError, match=r"holds states of .*, not .*other-model.*never mixed"):
         record_states(str(other), rows, out, dtype="float32", progress=False)
     with pytest.raises(RepresentationError, match="computed in float32, not bfloat16"):
-        record_states(str(tiny), rows, out, progress=False)
+        record_states(str(tiny), rows, out, dtype="bfloat16", progress=False)
     r = cli("--model", other, "--data", data, "--config", "matched", "--out", out, "--dtype", "float32")
     assert r.returncode == 2 and r.stderr.strip().count("\n") == 0 and "never mixed" in r.stderr, r.stderr
 
@@ -442,3 +442,18 @@ def test_real_qwen_states_saw_the_tokens_of_the_committed_vllm_run(tmp_path):
     for k, v in by_key(a).items():
         scale = float(np.abs(v.astype(np.float32)).max())
         np.testing.assert_allclose(v.astype(np.float32), kb[k].astype(np.float32), atol=1e-3 * scale, err_msg=k)
+
+
+def test_without_a_dtype_a_new_folder_takes_the_cpus_choice_and_a_resumed_one_keeps_its_own(tiny, data, tmp_path,
+                                                                                           monkeypatch):
+    from specdefects.models import runtime
+
+    rows = matched_rows(data, benchmarks=["mbppplus"], limit_tasks=1)
+    monkeypatch.setattr(runtime, "cpu_flags", lambda: frozenset({"avx2", "fma"}))  # no bf16 instructions
+    first = record_states(str(tiny), rows[:2], tmp_path / "s", batch_size=2, progress=False)
+    assert first.dtype == "float32" and load_states(tmp_path / "s").meta["dtype"] == "float32"
+    monkeypatch.setattr(runtime, "cpu_flags", lambda: frozenset({"avx2", "avx512f", "avx512_bf16"}))
+    fresh = record_states(str(tiny), rows[:1], tmp_path / "t", batch_size=2, progress=False)
+    assert fresh.dtype == "bfloat16"
+    again = record_states(str(tiny), rows, tmp_path / "s", batch_size=2, progress=False)
+    assert again.dtype == "float32" and again.already == 2 and again.recorded == len(rows) - 2

@@ -30,7 +30,8 @@ def _cmd_record(args: argparse.Namespace) -> int:
         warnings.simplefilter("always", RepresentationWarning)
         rows = prompt_rows(args.data, configs=args.config, benchmarks=args.benchmark,  # None: matched + controls
                            conditions=args.condition, limit_tasks=args.limit, seed=args.seed)
-        report = record_states(args.model, rows, args.out, batch_size=args.batch_size, dtype=args.dtype,
+        report = record_states(args.model, rows, args.out, batch_size=args.batch_size,
+                              dtype=None if args.dtype == "auto" else args.dtype,
                                check_samples=args.check_samples, progress=not args.no_progress)
     print(json.dumps(report.to_dict(), indent=2) if args.json else report.summary())
     return 0
@@ -76,8 +77,9 @@ def add_represent_parser(sub) -> None:
     r.add_argument("--seed", type=int, default=0, help="seed of the --limit sample (default 0)")
     r.add_argument("--out", required=True, help="folder for the states, their index and meta.json")
     r.add_argument("--batch-size", type=int, default=8, help="prompts per forward pass (default 8)")
-    r.add_argument("--dtype", default="bfloat16", choices=("bfloat16", "float32", "float16"),
-                   help="compute dtype (default bfloat16, as the committed vLLM runs); states are stored as float16")
+    r.add_argument("--dtype", default="auto", choices=("auto", "bfloat16", "float32", "float16"),
+                   help="compute dtype (default auto: bfloat16 where the CPU has bf16 instructions, else float32; "
+                        "a resumed folder keeps its own); states are stored as float16")
     r.add_argument("--check-samples", action="append", metavar="RUN_DIR",
                    help="an lm-eval output folder (--log_samples) of the same prompts: check that the token ids "
                         "recorded equal those of the prompts the generation engine saw (repeatable)")

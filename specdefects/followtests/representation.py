@@ -55,6 +55,7 @@ import numpy as np
 from ..files import atomic_path, write_json_atomic, write_text_atomic
 from ..hub import dataset_configs
 from ..models import ModelError, is_registered, resolve_model, spec
+from ..models.runtime import announce, choose_runtime
 
 FORMAT = "specdefects-states/1"
 DEFAULT_CONFIGS = ("matched", "controls")
@@ -688,7 +689,7 @@ def _validate_rows(rows) -> list[dict]:
 
 
 def record_states(model: str, rows: Sequence[dict], out: str | os.PathLike, batch_size: int = DEFAULT_BATCH_SIZE,
-                  dtype: str = "bfloat16", check_samples: Sequence[str | os.PathLike] | None = None,
+                  dtype: str | None = None, check_samples: Sequence[str | os.PathLike] | None = None,
                   progress: bool = True, shard_rows: int = SHARD_ROWS) -> RecordReport:
     """Record the final-prompt-token state at every layer of each row (:func:`prompt_rows`) into
     ``out``, resuming: rows already there are skipped, a crashed run's leftovers dropped. ``model``:
@@ -702,7 +703,7 @@ def record_states(model: str, rows: Sequence[dict], out: str | os.PathLike, batc
     rounds (4 and 8 swap places within the machine's noise). Hence the default 8."""
     t0 = time.perf_counter()
     rows = _validate_rows(rows)
-    if dtype not in DTYPES:
+    if dtype is not None and dtype not in DTYPES:
         raise RepresentationError(f"unknown dtype {dtype!r}; choose from {', '.join(DTYPES)}")
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise RepresentationError(f"batch_size must be a positive integer, got {batch_size!r}")
@@ -718,6 +719,12 @@ def record_states(model: str, rows: Sequence[dict], out: str | os.PathLike, batc
     if out.exists() and not out.is_dir():
         raise RepresentationError(f"--out {out} is a file, not a folder")
     old = _read_meta(out) if out.is_dir() else None
+    if dtype is None:
+        # a resumed folder keeps the dtype it was recorded in; a new one takes this CPU's choice
+        recorded = old.get("dtype") if old is not None else None
+        dtype = recorded if recorded in DTYPES else choose_runtime(None, engine="transformers").dtype
+        if recorded not in DTYPES and progress:
+            announce(choose_runtime(None, engine="transformers"))
     if old is not None:
         _check_same_run(old, model, path, dtype, out)
     elif out.is_dir() and (out / "index.jsonl").exists():

