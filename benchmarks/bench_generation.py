@@ -4,6 +4,7 @@ is a difference in the answers, which the report names task by task).
 
     .venv-vllm/bin/python benchmarks/bench_generation.py --n 16 [--engines vllm:bfloat16 vllm:float32 hf:float32]
     .venv-vllm/bin/python benchmarks/bench_generation.py --n 8 --kernels avx2   # AVX2 kernels on an AVX-512 CPU
+    .venv-vllm/bin/python benchmarks/bench_generation.py --engines vllm:float32 llamacpp:q4_k_m
 
 Runs in .venv-vllm (it has vLLM, transformers and lm-eval). Every engine gets the same prompts,
 greedy decoding, the chat template and --gen_kwargs max_gen_toks=MAX; tokens are counted with the
@@ -45,12 +46,12 @@ def _data(tmp: Path, n: int) -> Path:
 
 
 def _run(engine: str, model_args: str, data: Path, out: Path, n: int, max_toks: int, batch: str,
-         extra_env: dict) -> float:
+         extra_env: dict, gen_extra: str = "", python: str = sys.executable) -> float:
     env = {**os.environ, **extra_env, "SPECDEFECTS_DATA": str(data), "VLLM_ENABLE_V1_MULTIPROCESSING": "0",
            "VLLM_CPU_KVCACHE_SPACE": os.environ.get("VLLM_CPU_KVCACHE_SPACE", "2"), "TOKENIZERS_PARALLELISM": "false"}
-    cmd = [sys.executable, "-m", "specdefects.lmeval", "--model", engine, "--model_args", model_args,
+    cmd = [python, "-m", "specdefects.lmeval", "--model", engine, "--model_args", model_args,
            "--tasks", TASK, "--limit", str(n), "--apply_chat_template", "--batch_size", batch,
-           "--gen_kwargs", f"max_gen_toks={max_toks}", "--confirm_run_unsafe_code", "--output_path", str(out),
+           "--gen_kwargs", f"max_gen_toks={max_toks}{gen_extra}", "--confirm_run_unsafe_code", "--output_path", str(out),
            "--log_samples"]
     t0 = time.perf_counter()
     r = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
@@ -58,6 +59,46 @@ def _run(engine: str, model_args: str, data: Path, out: Path, n: int, max_toks: 
     if r.returncode != 0:
         sys.exit(f"{engine} run failed:\n{r.stderr[-3000:]}")
     return wall
+
+
+def _llamacpp(model: str, data: Path, out: Path, n: int, max_toks: int, extra_env: dict, python: str) -> float:
+    """llama.cpp's OpenAI-compatible server (llama-cpp-python) on the registry's GGUF file, one prompt
+    at a time through lm-eval's local-chat-completions; the wall time includes starting the server.
+    Its sampler applies repeat_penalty 1.1 unless told: 1.0 keeps decoding greedy as the others."""
+    import socket
+    import urllib.request
+
+    from specdefects.models import resolve_model
+
+    gguf = resolve_model(model, fmt="gguf")
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    t0 = time.perf_counter()
+    log = open(out.parent / "llamacpp-server.log", "w")
+    proc = subprocess.Popen([python, "-m", "llama_cpp.server", "--model", gguf, "--model_alias", model,
+                             "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096",
+                             "--n_threads", str(os.cpu_count() or 2)], stdout=log, stderr=subprocess.STDOUT,
+                            env={**os.environ, **extra_env}, start_new_session=True)
+    try:
+        while True:
+            if proc.poll() is not None or time.perf_counter() - t0 > 300:
+                sys.exit("llama.cpp server did not start: " + (out.parent / "llamacpp-server.log").read_text()[-2000:])
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=2).close()
+                break
+            except OSError:
+                time.sleep(0.5)
+        margs = f"model={model},base_url=http://127.0.0.1:{port}/v1/chat/completions,num_concurrent=1,max_retries=1"
+        # lm-eval's API models need tenacity, which .venv has (specdefects[eval]) and .venv-vllm does not
+        client = ROOT / ".venv" / "bin" / "python"
+        _run("local-chat-completions", margs, data, out, n, max_toks, "1", extra_env, ",repeat_penalty=1.0",
+             python=str(client) if client.exists() else sys.executable)
+        return time.perf_counter() - t0
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+        log.close()
 
 
 def _samples(out: Path) -> list[dict]:
@@ -71,9 +112,13 @@ def main() -> int:
     ap.add_argument("--n", type=int, default=16, help="HumanEval prompts (the first N)")
     ap.add_argument("--max-tokens", type=int, default=384)
     ap.add_argument("--engines", nargs="+", default=["vllm:bfloat16", "vllm:float32"],
-                    help="ENGINE:DTYPE pairs, ENGINE one of vllm, hf (default: vllm:bfloat16 vllm:float32); "
-                         "the first is the peer of the ratios")
+                    help="ENGINE:DTYPE pairs, ENGINE one of vllm, hf, llamacpp (default: vllm:bfloat16 "
+                         "vllm:float32); the first is the peer of the ratios. llamacpp:q4_k_m serves the GGUF file "
+                         "with llama-cpp-python's server (--llamacpp-python)")
     ap.add_argument("--batch", default="16", help="prompts per generation call (lm-eval --batch_size; default 16)")
+    ap.add_argument("--llamacpp-python", default=sys.executable, metavar="PYTHON",
+                    help="the Python that has llama-cpp-python[server] (default: this one); a venv of its own keeps "
+                         "its web-server pins away from vLLM's")
     ap.add_argument("--kernels", choices=("native", "avx2"), default="native",
                     help="avx2: keep torch, oneDNN and OpenBLAS to AVX2 code (an AVX2-only CPU, approximately)")
     args = ap.parse_args()
@@ -96,11 +141,14 @@ def main() -> int:
         rows = {}
         for spec in args.engines:
             engine, _, dtype = spec.partition(":")
-            if engine not in ("vllm", "hf") or not dtype:
-                sys.exit(f"--engines: {spec!r} is not ENGINE:DTYPE with ENGINE vllm or hf")
-            margs = f"pretrained={path},dtype={dtype}" + (",max_model_len=2048,seed=0" if engine == "vllm" else "")
+            if engine not in ("vllm", "hf", "llamacpp") or not dtype:
+                sys.exit(f"--engines: {spec!r} is not ENGINE:DTYPE with ENGINE vllm, hf or llamacpp")
             out = tmp / spec.replace(":", "-")
-            wall = _run(engine, margs, data, out, args.n, args.max_tokens, args.batch, extra_env)
+            if engine == "llamacpp":  # the GGUF file as it is (Q4_K_M); DTYPE only names it
+                wall = _llamacpp(args.model, data, out, args.n, args.max_tokens, extra_env, args.llamacpp_python)
+            else:
+                margs = f"pretrained={path},dtype={dtype}" + (",max_model_len=2048,seed=0" if engine == "vllm" else "")
+                wall = _run(engine, margs, data, out, args.n, args.max_tokens, args.batch, extra_env)
             samples = _samples(out)
             answers = [s["resps"][0][0] for s in samples]
             tokens = sum(len(tok(a, add_special_tokens=False)["input_ids"]) for a in answers)
