@@ -17,8 +17,8 @@ DEMO_OUT ?= out/demo
 MBPP_LOCAL ?= ../shared/data/mbpp/mbpp.jsonl
 DEMO_BENCHMARKS := humaneval $(if $(wildcard $(MBPP_LOCAL)),mbpp --source mbpp=$(MBPP_LOCAL))
 # the real model of the demo: the registry's offline default, on a seeded HumanEval slice. 12 tasks
-# (about 45 prompts, 10,000 tokens): 3 min of generation at the 57 tokens/s float32 gives on 2 AVX-512
-# cores without bf16; DEMO_TASKS=24 doubles it (benchmarks/README.md)
+# (45 prompts, 10,497 tokens): 3.2 min of generation at 55 tokens/s in float32 on 2 cores of a Xeon with
+# AVX2/AVX-512F and no bf16; DEMO_TASKS=24 took 6 min there (benchmarks/README.md)
 DEMO_MODEL ?= qwen2.5-coder-0.5b-instruct
 DEMO_TASKS ?= 12
 demo: install venv-vllm-lmeval  ## the main job on embedded defaults: sandbox, defects dataset, a real model's drops, a detector

@@ -721,10 +721,12 @@ def record_states(model: str, rows: Sequence[dict], out: str | os.PathLike, batc
     old = _read_meta(out) if out.is_dir() else None
     if dtype is None:
         # a resumed folder keeps the dtype it was recorded in; a new one takes this CPU's choice
-        recorded = old.get("dtype") if old is not None else None
-        dtype = recorded if recorded in DTYPES else choose_runtime(None, engine="transformers").dtype
-        if recorded not in DTYPES and progress:
-            announce(choose_runtime(None, engine="transformers"))
+        dtype = old.get("dtype") if old is not None else None
+        if dtype not in DTYPES:
+            rt = choose_runtime(None, engine="transformers")
+            dtype = rt.dtype
+            if progress:
+                announce(rt)
     if old is not None:
         _check_same_run(old, model, path, dtype, out)
     elif out.is_dir() and (out / "index.jsonl").exists():

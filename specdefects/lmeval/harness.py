@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..files import write_json_atomic
 from ..models import VLLM_CPU_ENV, is_registered, resolve_model, vllm_is_cpu_build
-from ..models.runtime import announce, choose_runtime
+from ..models.runtime import CPU_BATCH_SIZE, announce, choose_runtime
 from . import DATA_ENV, DATA_USED, HUB_ID, SpecDefectsDataError, all_names, tasks_dir
 from .follow import DATA_ENV as FOLLOW_ENV
 from .follow import HUB_ID as FOLLOW_HUB
@@ -136,8 +136,9 @@ def _resolve_registered_model(argv: list[str]) -> None:
     """``pretrained=NAME`` of a registered model (``specdefects models list``) becomes its
     prepared local folder for the local backends (``--model vllm|hf``). On the CPU the runtime
     choice (:mod:`specdefects.models.runtime`) fills in what the user left out: ``dtype=``
-    (bfloat16 only where the CPU computes it; said in one line), ``--batch_size`` (chunks of
-    prompts, so progress and the resume cache move), and for vLLM's CPU build
+    (bfloat16 only where the CPU computes it; said in one line), for vLLM ``--batch_size``
+    (:data:`~specdefects.models.runtime.CPU_BATCH_SIZE` prompts a chunk: the resume cache saves
+    each chunk), and for vLLM's CPU build
     ``enforce_eager=True`` (CUDA graphs do not exist there) and its CPU environment."""
     model = _value(argv, "--model")[1]
     j, margs = _value(argv, "--model_args")
@@ -161,7 +162,7 @@ def _resolve_registered_model(argv: list[str]) -> None:
             parts = [p for p in parts if not p.strip().startswith("dtype=")] + [f"dtype={rt.dtype}"]
             changed = True
         if model == "vllm" and _value(argv, "--batch_size")[0] < 0:
-            argv += ["--batch_size", str(rt.batch_size)]
+            argv += ["--batch_size", str(CPU_BATCH_SIZE)]
     if model == "vllm" and vllm_is_cpu_build() and not any(p.strip().startswith("enforce_eager=") for p in parts):
         parts.append("enforce_eager=True")
         changed = True

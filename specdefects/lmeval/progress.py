@@ -5,7 +5,7 @@ on this machine, with what to do about it.
 
 vLLM's own bar ("Processed prompts: 0/90") advances only when a prompt finishes, and with every
 prompt in one batch none finishes until near the end; lm-eval's bar is redrawn in place, which a
-log file or a pipe does not show. These lines are plain, one per chunk, on stderr.
+log file or a pipe does not show. These lines are plain, on stderr.
 """
 
 from __future__ import annotations
@@ -47,11 +47,9 @@ class GenerationProgress:
     tokens: int = 0          # tokens of earlier chunks (exact)
     seconds: float = 0.0     # generation time of earlier chunks
     warned: bool = False
-    lines: list[str] = field(default_factory=list)
     _chunk: dict = field(default_factory=dict)
 
     def _print(self, text: str) -> None:
-        self.lines.append(text)
         print(text, file=self.stream or sys.stderr, flush=True)
 
     def start(self) -> None:

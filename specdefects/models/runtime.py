@@ -18,8 +18,8 @@ falls back to plain torch); on an AVX-512 Xeon without bf16, 12.6 against 20.4; 
 
 from __future__ import annotations
 
-import os
 import platform
+import sys
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -69,8 +69,6 @@ class Runtime:
     """What to run the embedded model with, and why."""
     dtype: str
     engine: str
-    batch_size: int
-    cpu: str            # cpu_kind()
     reason: str
     warning: str = ""   # set when an explicit choice will be slow on this CPU
 
@@ -95,11 +93,11 @@ def choose_runtime(dtype: str | None = None, engine: str = "vllm", flags: frozen
         if dtype in ("bfloat16", "float16") and kind != "bf16":
             warning = (f"{dtype} was asked for, but this CPU ({cpu_name}) has no bf16/fp16 compute instructions: "
                        "expect it to run slower than float32 (vLLM measured 1.6x slower on AVX-512, 4x on AVX2)")
-        return Runtime(dtype, engine, CPU_BATCH_SIZE, kind, "dtype given explicitly", warning)
+        return Runtime(dtype, engine, "dtype given explicitly", warning)
     if kind == "bf16":
         found = next(f for f in BF16_FLAGS if f in flags)
-        return Runtime("bfloat16", engine, CPU_BATCH_SIZE, kind, f"{cpu_name} has {found}: bfloat16 is fastest")
-    return Runtime("float32", engine, CPU_BATCH_SIZE, kind,
+        return Runtime("bfloat16", engine, f"{cpu_name} has {found}: bfloat16 is fastest")
+    return Runtime("float32", engine,
                    f"{cpu_name} has no bf16 instructions ({'/'.join(BF16_FLAGS[:2])} absent), where bfloat16 "
                    "runs 1.6-4x slower than float32; pass dtype=bfloat16 to override")
 
@@ -114,17 +112,16 @@ def chosen_dtype(dtype: str | None = None) -> str:
     return choose_runtime(dtype).dtype
 
 
+_announced: set[Runtime] = set()
+
+
 def announce(rt: Runtime, stream=None) -> None:
-    """Print ``rt.line()`` once per process and choice (to stderr)."""
-    import sys
-    key = (rt.dtype, rt.engine, rt.reason, rt.warning)
-    if key in _announced or os.environ.get("SPECDEFECTS_QUIET_RUNTIME"):
+    """Print ``rt.line()`` to stderr, once per process and choice."""
+    if rt in _announced:
         return
-    _announced.add(key)
+    _announced.add(rt)
     print(rt.line(), file=stream or sys.stderr, flush=True)
 
-
-_announced: set = set()
 
 __all__ = ["BF16_FLAGS", "DTYPES", "CPU_BATCH_SIZE", "Runtime", "cpu_flags", "cpu_kind", "has_bf16",
            "choose_runtime", "chosen_dtype", "announce"]
