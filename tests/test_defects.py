@@ -9,6 +9,7 @@ from conftest import SHARED_DATA, needs_shared_data
 from specdefects.defects import NotApplicable, apply_ops, mutate, mutate_many
 from specdefects.defects._common import build_mutant
 from specdefects.defects.judge import judge_many, judge_rules
+from specdefects.defects.lexicon import IDENT_PARTS
 from specdefects.records import US_CATEGORIES, Mutant, Task, TestCase
 
 MBPP_PATH = SHARED_DATA / "mbpp" / "mbpp.jsonl"
@@ -115,12 +116,13 @@ def test_lv_on_humaneval_and_mbpp(he, mb):
 
 
 def test_lv_whole_word_case_preserving(he):
-    t = crafted("Return the sum of a list of integers. Listing is not sorting.")
-    m = first_seed(t, "LV", lambda m: any(o.before == "Return" for o in m.ops))
-    assert m.task.description.startswith("Give back")
-    assert "Listing" in m.task.description  # no replacement inside words
-    m = first_seed(t, "LV", lambda m: any(o.before.endswith("integers") for o in m.ops))
-    assert "numbers" in m.task.description
+    t = crafted("Sort the strings of a list of integers. Listing is not sortable.")
+    m = first_seed(t, "LV", lambda m: any(o.before == "Sort" for o in m.ops))
+    assert m.task.description.split()[0] in ("Arrange", "Organize", "Order")
+    assert "Listing" in m.task.description and "sortable" in m.task.description  # no replacement inside words
+    for seed in range(20):  # "integers" carries a constraint: never blurred to "numbers"
+        m = mutate(t, "LV", seed=seed)
+        assert not isinstance(m, Mutant) or "integers" in m.task.description
 
 
 def test_lv_article_follows_the_new_word():
@@ -133,7 +135,7 @@ def test_lv_rename_is_consistent_humaneval(he):
     t = he["HumanEval/5"]  # intersperse(numbers, delimeter)
     m = first_seed(t, "LV", lambda m: "delimeter" in m.task.metadata.get("lv_renames", {}))
     new = m.task.metadata["lv_renames"]["delimeter"]
-    assert new == "filler"
+    assert new in IDENT_PARTS["delimeter"]
     assert re.search(r"\bdelimeter\b", m.task.prompt) is None
     assert re.search(r"\bdelimeter\b", m.task.reference) is None
     assert f"'{new}'" in m.task.description and re.search(rf"def intersperse\(.*\b{new}\b", m.task.prompt)
@@ -211,10 +213,10 @@ def test_us_on_humaneval_and_mbpp_keeps_examples(he, mb):
     assert "None" not in m.task.description and "None" in m.original.description
     assert ">>>" in m.task.prompt and m.task.prompt.count(">>>") == t.prompt.count(">>>")
     # "Write a function to find the largest integers from a given list of numbers using heap queue algorithm.":
-    # the hint is no constraint (the tests cannot see how the result was computed); "largest" is
+    # the hint is no constraint (the tests cannot see how the result was computed), and "largest" is
+    # still said by the function's name (heap_queue_largest), so deleting it would lose nothing
     m = mutate(mb["4"], "US", seed=0)
-    assert isinstance(m, Mutant) and m.ops[0].category == "formula" and m.ops[0].before == "largest "
-    assert m.task.description.endswith("from a given list of numbers using heap queue algorithm.")
+    assert not isinstance(m, Mutant) and "function's name" in m.reason
 
 
 def test_us_lcb_constraints_line():
@@ -251,7 +253,7 @@ def _us_outcomes(text, seeds=range(8)):
     "Write a function to remove all whitespaces from the given string using regex.",
     "Write a function to calculate the factorial of a number using recursion.",
     "Write a function to group a sequence of key-value pairs into a dictionary of lists using collections module.",
-    "Write a function to find the maximum of two numbers.",          # a one-line request: nothing to delete
+    "Write a function to reverse the given string.",                 # a one-line request: nothing to delete
     "Write a function to check whether the given number is a prime number or not.",  # the predicate is the task
     "Return maximum element in the list.",                           # input context is no constraint
 ])
@@ -263,7 +265,7 @@ def test_us_never_deletes_hints_input_context_or_the_task(text):
 def test_us_not_applicable_reasons_say_why():
     r = mutate(crafted("Write a function to sort a list of elements using pancake sort."), "US", seed=0)
     assert "one-line request" in r.reason and "'using pancake sort'" in r.reason and "hint" in r.reason
-    r = mutate(crafted("Write a function to find the maximum of two numbers."), "US", seed=0)
+    r = mutate(crafted("Write a function to reverse the given string."), "US", seed=0)
     assert "one-line request" in r.reason and "no separable constraint" in r.reason
 
 
@@ -280,6 +282,8 @@ def test_us_does_not_delete_a_restated_constraint():
 US_FORMS = [  # (description, category, deleted text, mutated description): one candidate each
     ("Return the sum of all numbers between 1 and 100.", "numeric_bound", " between 1 and 100",
      "Return the sum of all numbers."),
+    ("Write a function to find the maximum of two numbers.", "input_precondition", "two ",  # how many inputs
+     "Write a function to find the maximum of numbers."),
     ("Write a function to shortlist words from a list, each of length 5.", "numeric_bound", ", each of length 5",
      "Write a function to shortlist words from a list."),
     ("Write a function to sort a list of tuples by the second item.", "ordering", " by the second item",
@@ -423,7 +427,7 @@ def test_bad_arguments():
 # measured values (HumanEval 123/164, MBPP 398/974 at seed 0), not the 95% bar: precision
 # comes first (hand-checked on fresh samples: 117 of 120 deletions were real constraints).
 COVERAGE_BARS = {("humaneval", "LV"): 0.95, ("humaneval", "SF"): 0.95, ("humaneval", "US"): 0.73,
-                 ("mbpp", "LV"): 0.95, ("mbpp", "SF"): 0.95, ("mbpp", "US"): 0.39}
+                 ("mbpp", "LV"): 0.95, ("mbpp", "SF"): 0.95, ("mbpp", "US"): 0.33}
 COMPLIANCE_BARS = {"LV": 0.95, "SF": 0.95, "US": 0.85}
 
 

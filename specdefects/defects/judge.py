@@ -32,20 +32,22 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections import Counter
 
 from ..records import Mutant
+from .under_specification import LEANS_BACK, RATIONALE, TWO_CONDITION_DEFINITION
 
-NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+NUMBER = re.compile(r"(?<![A-Za-z_])-?\d+(?:\.\d+)?")  # not the digits of an identifier (fib4)
 CONSTRAINT_WORDS = re.compile(
     r"\b(ascending|descending|increasing|decreasing|sorted|order|positive|negative|non-negative|non-empty|empty|"
     r"none|null|raise|error|exception|invalid|round(?:ed)?|decimal|at most|at least|between|inclusive|exclusive|"
-    r"unique|distinct|only|always|never|must|should|if|otherwise|modulo|tuple|string|float|even|odd|first|last)\b",
+    r"unique|distinct|only|always|never|must|should|if|otherwise|modulo|even|odd|first|last)\b",
     re.I)
 WORD = re.compile(r"[A-Za-z0-9]+")
 REPEATED = re.compile(r"\b(\w+(?:\s+\w+)?)\s+\1\b", re.I)  # "the the", "value of value of"
 # what a deletion leaves when it cut a phrase in two: "is or odd", "Write a to a string", "Return of given"
 BROKEN = re.compile(r"\b(?:is|are|be|was|were)\s+(?:or|and)\b|\b(?:a|an|the)\s+(?:of|to|from|in|on|with|by|for|and|or|"
-                    r"is|are|that|which)\b|\b(?:return|returns|find|get|compute|calculate|count|generate|remove|print|"
+                    r"is|are|that|which)\b|(?<!\bthe\s)(?<!\ba\s)\b(?:return|returns|find|get|compute|calculate|count|generate|remove|print|"
                     r"sort|check)\s+(?:of|from|on|that|which|is|are)\b|\bgiven\s*[.,;:!?]", re.I)
 LOWER_START = re.compile(r"[a-z)\]][.!?][ \t]+[a-z]")  # on one line: HumanEval starts lines with identifiers
 DANGLING = re.compile(r"\b(and|or|but|the|a|an|of|to|with|by|for|from)\s*[.,;:!?]", re.I)
@@ -73,22 +75,65 @@ def _edit_distance(a: str, b: str, cap: int = 3) -> int:
     return prev[len(b)]
 
 
+# the request frame every description shares ("Write a python function to find ...", "Return ..."):
+# an LV mutant that edits only these words makes nothing about the task vaguer
+BOILERPLATE = frozenset(
+    "write writes function functions python program programs code method methods routine return returns returned "
+    "returning find finds get gets create creates implement implements given make makes".split())
+
+
+def boilerplate_only(m: Mutant) -> bool:
+    """True when an LV mutant changes only words of the request frame (:data:`BOILERPLATE`): no
+    identifier renamed, no annotation changed, no task-relevant word made vaguer."""
+    if any(op.kind.startswith("code_") or op.kind == "rename" for op in m.ops):
+        return False
+    before = Counter(w.lower() for w in WORD.findall(m.original.description))
+    after = Counter(w.lower() for w in WORD.findall(m.task.description))
+    removed = {w for w, n in before.items() if n > after.get(w, 0)}
+    return bool(removed) and removed <= BOILERPLATE
+
+
+# words whose replacement in prose changes the task instead of blurring it: a number kind, a class
+# of characters, a definition, a superlative (a renamed identifier may carry them: only prose counts)
+MEANING_WORDS = re.compile(
+    r"\b(integers?|floats?|decimals?|letters?|vowels?|consonants?|median|mean|average|primes?|binary|octal|"
+    r"hexadecimal|maximum|minimum|largest|smallest|longest|shortest|highest|lowest|greatest|fewest)\b", re.I)
+TAUTOLOGY = re.compile(r"\b([A-Za-z]{3,})\s+(?:is|are|be|being)\s+(?:an?\s+|the\s+|all\s+)?\1\b", re.I)
+# "the number of even digits" is a count: a "value"/"quantity" there is the wrong sense of the word
+COUNT_SENSE = re.compile(r"^numbers?$", re.I)
+
+
+def _prose_words(text: str, pattern: re.Pattern) -> list[str]:
+    """Lower-cased matches of ``pattern`` outside quotes and back-ticks (identifiers' mentions)."""
+    prose = re.sub(r"`[^`\n]*[`']|'[^'\n]*'|\"[^\"\n]*\"", " ", text)
+    return sorted(x.lower() for x in pattern.findall(prose))
+
+
+def _wrong_sense(m: Mutant) -> bool:
+    o = m.original.description
+    return any(op.kind in ("synonym", "llm_edit") and COUNT_SENSE.match(op.before.strip())
+               and re.match(r"\s+of\b", o[op.span[1]:]) for op in m.ops if not op.kind.startswith("code_"))
+
+
 def lv_compliance(m: Mutant) -> dict[str, int]:
+    """A lexical change that blurs a task-relevant term, and nothing the task means lost: no
+    sentence, number, constraint word or meaning word (:data:`MEANING_WORDS`) gone from the prose
+    (a word the lexicon replaced counts as gone: "all numbers are integers" -> "numbers" removes a
+    constraint), no tautology, no word in the wrong sense, and not only the request frame edited."""
     o, n = m.original.description, m.task.description
     changed = int(o != n or m.original.prompt != m.task.prompt or m.original.entry_point != m.task.entry_point)
-    lexical = int(any(op.kind in ("synonym", "verb", "rename", "code_rename", "code_annotation", "llm_edit") for op in m.ops)
-                  and changed)
+    lexical = int(any(op.kind in ("synonym", "verb", "phrase", "rename", "code_rename", "code_annotation", "llm_edit")
+                      for op in m.ops) and changed and not boilerplate_only(m))
     nums_kept = int(sorted(NUMBER.findall(o)) == sorted(NUMBER.findall(n)))
-    cw_o = sorted(x.lower() for x in CONSTRAINT_WORDS.findall(o))
-    cw_n = sorted(x.lower() for x in CONSTRAINT_WORDS.findall(n))
-    # a constraint word may only disappear when it was itself renamed/replaced by the lexicon (an LLM
-    # edit that deletes text replaces nothing)
-    replaced = {w.lower() for op in m.ops if op.after.strip() or op.kind != "llm_edit" for w in WORD.findall(op.before)}
-    missing = [w for w in set(cw_o) if cw_o.count(w) > cw_n.count(w) and w not in replaced]
+    lost = []
+    for rx in (CONSTRAINT_WORDS, MEANING_WORDS):
+        before, after = _prose_words(o, rx), _prose_words(n, rx)
+        lost += [w for w in set(before) if before.count(w) > after.count(w)]
     sentences_kept = int(_sentences(n) >= _sentences(o))
-    no_deletion = int(not missing and sentences_kept and nums_kept)
-    return {"lexical_change": lexical, "no_constraint_deleted": no_deletion,
-            "compliance": int(lexical and no_deletion)}
+    same_meaning = int(len(TAUTOLOGY.findall(n)) <= len(TAUTOLOGY.findall(o)) and not _wrong_sense(m))
+    no_deletion = int(not lost and sentences_kept and nums_kept)
+    return {"lexical_change": lexical, "no_constraint_deleted": no_deletion, "same_meaning": same_meaning,
+            "compliance": int(lexical and no_deletion and same_meaning)}
 
 
 def sf_compliance(m: Mutant) -> dict[str, int]:
@@ -110,10 +155,19 @@ def sf_compliance(m: Mutant) -> dict[str, int]:
             if not ok:
                 break
         same = ok
+    # a reader sees it in the assembled prompt: more than whitespace or a full stop changed, no tab
+    # between words (nobody types one)
+    visible = int(_squash(m.original.prompt) != _squash(m.task.prompt) or _squash(o) != _squash(n))
+    no_tab = int(len(re.findall(r"\w\t+\w", m.task.prompt)) <= len(re.findall(r"\w\t+\w", m.original.prompt)))
     same_prompt_outside = int(m.original.entry_point == m.task.entry_point)
     nums_kept = int(sorted(NUMBER.findall(o)) == sorted(NUMBER.findall(n)))  # "4" -> "2" changes the task
-    return {"changed": changed, "bounded_edit": bounded, "same_words": int(same), "numbers_kept": nums_kept,
-            "compliance": int(changed and bounded and same and same_prompt_outside and nums_kept)}
+    return {"changed": changed, "visible": visible, "no_tab": no_tab, "bounded_edit": bounded, "same_words": int(same),
+            "numbers_kept": nums_kept,
+            "compliance": int(changed and visible and no_tab and bounded and same and same_prompt_outside and nums_kept)}
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"[\s.]", "", text)
 
 
 # --- what a deleted US span must look like
@@ -134,7 +188,7 @@ US_RESTRICTING = re.compile(r"\b(sorted|positive|negative|non-\w+|even|odd|prime
 US_MAIN_REQUEST = re.compile(r"^(?:write|create|implement|given|you are given|you're given|find|compute|calculate|"
                              r"your task|you need to|you have to|complete the function)\b", re.I)
 US_SIGNALS = {
-    "numeric_bound": r"\d|<|>|≤|≥|\\le|\b(at most|at least|between|up to|less|greater|smaller|larger|longer|"
+    "numeric_bound": r"\d|<|>|≤|≥|\\le|\b(?:two|three|four|[nkm](?:-|')?th)\b|^\s*[nkm]\s*$|\b(at most|at least|between|up to|less|greater|smaller|larger|longer|"
                      r"shorter|more than|fewer|size|length|range|once|twice|times|exceed\w*|bound\w*|limit\w*|"
                      r"one or more|zero or more|digits)\b",
     "ordering": r"\b(ascending|descending|increasing|decreasing|sort\w*|order\w*|alphabetical\w*|lexicographic\w*|"
@@ -187,8 +241,13 @@ def us_deleted_constraint(deleted: str, original: str, mutated: str, at_start: b
         return 0, "input context"
     first = re.search(r"[.!?](?:\s|$)|\n\s*\n", original)
     first_len = len(original[:first.end() if first else len(original)].strip())
-    if at_start and len(deleted.strip()) >= first_len - 1:
+    if at_start and (len(deleted.strip()) >= first_len - 1 or re.search(
+            r"\b(?:given|your task|you (?:have|need) to|write|return|implement)\b", d, re.I)):
         return 0, "main request (the first sentence)"
+    if RATIONALE.search(d) and not re.search(r"\d|[=<>]", d):
+        return 0, "a rationale, which constrains nothing"
+    if TWO_CONDITION_DEFINITION.search(d):
+        return 0, "a whole definition of two conditions (more than one constraint)"
     if US_MAIN_REQUEST.match(d) and not US_SIGNAL_RX["error_handling"].search(d) and \
             not re.search(r"\b(if|when|unless|otherwise|in case)\b", d, re.I):
         return 0, "main request"
@@ -280,10 +339,21 @@ def us_compliance(m: Mutant) -> dict[str, int]:
         if _list_entry(o, start, start + len(deleted)):
             constraint = 1  # one row of a rule table / entry of an enumerated rule
         else:
-            constraint, _ = us_deleted_constraint(deleted, o, n, at_start=not o[:start].strip())
+            lead = o[:start].strip()
+            header = bool(re.fullmatch(r"[A-Z][\w ]{0,30}:?", lead)) and \
+                o[:start].rstrip(" \t").endswith("\n")  # "Task" on a line of its own before the request
+            constraint, _ = us_deleted_constraint(deleted, o[start:] if header else o, n,
+                                                  at_start=not lead or header)
     return {"one_deletion": int(one_span), "deleted_words": int(words_deleted >= 1), "examples_kept": not_example,
             "constraint_deleted": constraint,
             "compliance": int(one_span and words_deleted >= 1 and not_example and others_same and constraint)}
+
+
+def _orphans(text: str) -> int:
+    """Sentences such as "Otherwise, return NO." whose sentence before has no condition to contrast."""
+    sents = [x.strip() for x in re.split(r"(?<=[.!?])\s+", text) if x.strip()]
+    return sum(1 for prev, cur in zip(sents, sents[1:])
+               if LEANS_BACK.match(cur) and not re.search(r"\b(if|when|unless|whether|in case)\b", prev, re.I))
 
 
 def naturalness(m: Mutant) -> dict[str, int]:
@@ -301,6 +371,7 @@ def naturalness(m: Mutant) -> dict[str, int]:
         "no_repeated_words": len(REPEATED.findall(n)) <= len(REPEATED.findall(o)),
         "no_broken_phrase": len(BROKEN.findall(n)) <= len(BROKEN.findall(o)),
         "sentences_start_capital": len(LOWER_START.findall(n)) <= len(LOWER_START.findall(o)),
+        "no_orphaned_otherwise": _orphans(n) <= _orphans(o),
         "articles": len(re.findall(r"\ba [aeiouAEIOU]\w|\ban [b-df-hj-np-tv-zB-DF-HJ-NP-TV-Z]\w", n))
         <= len(re.findall(r"\ba [aeiouAEIOU]\w|\ban [b-df-hj-np-tv-zB-DF-HJ-NP-TV-Z]\w", o)),
     }

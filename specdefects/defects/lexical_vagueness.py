@@ -3,19 +3,27 @@
 One to five operation *groups* are drawn with the seed from what a task offers:
 
 * ``synonym`` — a domain term replaced by a broader one everywhere in the prose
-  (list -> collection, integer -> number, sum -> total; :data:`lexicon.DOMAIN_TERMS`);
-* ``verb`` — an action verb weakened everywhere (return -> give back, sort -> arrange;
+  (list -> collection/bunch/group, sum -> total/amount; :data:`lexicon.DOMAIN_TERMS`);
+* ``verb`` — an action verb weakened everywhere (sort -> arrange, remove -> get rid of;
   :data:`lexicon.ACTION_VERBS`);
+* ``phrase`` — a phrase rewritten vaguer (every two consecutive elements -> neighboring
+  entries; :data:`lexicon.PHRASES`);
 * ``rename`` — the entry point or one of its parameters renamed to a less informative
-  name built from :data:`lexicon.IDENT_PARTS` (delimeter -> filler, sort_array ->
-  arrange_seq), consistently in the description, the prompt's code and examples, the
-  starter code, the reference and the test program (token-based with an AST check,
-  see :mod:`._rename`);
+  name (intersperse -> place_between, sort_array -> arrange_seq, or a whole vague name such
+  as ``process``), consistently in the prompt's code and examples, the starter code, the
+  reference and the test program (token-based with an AST check, see :mod:`._rename`). In
+  the prose only the identifier's code-like mentions follow (quoted, back-ticked, called, or
+  a name no English word spells): "Return median of elements" keeps its word when
+  ``median`` is renamed, since the word carries the task's meaning;
 * ``annotation`` — a type annotation of the entry point generalised (``List[int]`` ->
   ``list``) or removed.
 
-Replacements are whole-word and case-preserving, skip code-like text (examples,
-quotes, calls, identifiers) and fix ``a``/``an`` before a replaced noun.
+Every replacement is drawn among several alternatives by the seed, so no single word marks
+LV; the request frame ("Write a function to", "Return", "find") is never edited, since that
+makes nothing about the task vaguer; a draw that would leave a doubled word ("a number
+number") or a tautology ("numbers are numbers") is redrawn. Replacements are whole-word and
+case-preserving, skip code-like text (examples, quotes, calls, identifiers) and fix
+``a``/``an`` before a replaced noun.
 """
 
 from __future__ import annotations
@@ -37,7 +45,7 @@ from ._common import (
     rng_for,
     run_guarded,
 )
-from .lexicon import ACTION_VERBS, DOMAIN_TERMS, IDENT_PARTS
+from .lexicon import ACTION_VERBS, DOMAIN_TERMS, IDENT_PARTS, PHRASES, WHOLE_NAMES
 
 DEFECT = "LV"
 MAX_GROUPS = 5
@@ -49,20 +57,46 @@ def mutate(task: Task, seed: int = 0) -> Mutant | NotApplicable:
 
 # --------------------------------------------------------------------------- candidates
 
-def _lexical_groups(desc: str) -> list[tuple[str, str, list[tuple[int, int, str]]]]:
-    """(kind, word, occurrences) for each lexicon word found in the prose."""
-    prot = protected_spans(desc)
+ATTEMPTS = 8  # draws tried before a task is given up (each must read well, see _reads_well)
+# a determiner or "to" before a word: a noun there ("the count", "to list") is not the verb, and back
+DETERMINER_BEFORE = re.compile(r"\b(the|a|an|its|their|this|that|each|every|any|no)\s+$", re.I)
+INFINITIVE_BEFORE = re.compile(r"\b(to|will|must|should|can|please)\s+$", re.I)
+SENSE_GUARDS = {  # word -> what may not follow it (the word then means something the lexicon does not)
+    "number": re.compile(r"\s+of\b"), "numbers": re.compile(r"\s+of\b"),
+    "value": re.compile(r"\s+of\s+(?:the\s+)?(?:key|keys)\b"),
+}
+Group = tuple  # (kind, key, occurrences [(start, end, text)], alternatives)
+
+
+def _lexical_groups(desc: str, prot) -> list[Group]:
+    """(kind, word, occurrences, alternatives) for each lexicon word found in the prose."""
     found: dict[tuple[str, str], list[tuple[int, int, str]]] = {}
     for m in re.finditer(r"(?<![\w'-])[A-Za-z]+(?![\w'-])", desc):
         w = m.group(0)
         lw = w.lower()
         if w != lw and not (w[:1].isupper() and w[1:].islower()):
             continue  # acronyms and MixedCase are names
-        for kind, table in (("verb", ACTION_VERBS), ("synonym", DOMAIN_TERMS)):
-            if lw in table and not overlaps(m.span(), prot):
-                found.setdefault((kind, lw), []).append((m.start(), m.end(), w))
-                break
-    return [(k, w, occ) for (k, w), occ in sorted(found.items())]
+        if overlaps(m.span(), prot) or (lw in SENSE_GUARDS and SENSE_GUARDS[lw].match(desc, m.end())):
+            continue
+        before = desc[max(0, m.start() - 12):m.start()]
+        sentence_start = not desc[:m.start()].strip() or re.search(r"[.!?:]\s*$|\n\s*$", desc[:m.start()])
+        noun_use = DETERMINER_BEFORE.search(before) or re.match(r"\s*[.,;:!?]", desc[m.end():])
+        if lw in ACTION_VERBS and not noun_use:
+            found.setdefault(("verb", lw), []).append((m.start(), m.end(), w))
+        elif lw in DOMAIN_TERMS and not INFINITIVE_BEFORE.search(before) and not sentence_start:
+            found.setdefault(("synonym", lw), []).append((m.start(), m.end(), w))
+    return [(k, w, occ, ACTION_VERBS[w] if k == "verb" else DOMAIN_TERMS[w]) for (k, w), occ in sorted(found.items())]
+
+
+def _phrase_groups(desc: str, prot) -> list[Group]:
+    """("phrase", pattern, occurrences, alternatives) for each lexicon phrase in the prose."""
+    out = []
+    for pattern, alts in PHRASES.items():
+        occ = [(m.start(), m.end(), m.group(0)) for m in re.finditer(r"(?<![\w'-])" + pattern + r"(?![\w'-])", desc,
+                                                                       re.I) if not overlaps(m.span(), prot)]
+        if occ:
+            out.append(("phrase", pattern, occ, alts))
+    return out
 
 
 def _split_ident(name: str) -> list[str]:
@@ -75,18 +109,19 @@ def _split_ident(name: str) -> list[str]:
     return parts
 
 
-def vaguer_identifier(name: str, rng) -> str | None:
-    """A less informative identifier built by replacing lexicon parts of ``name``."""
+def vaguer_identifier(name: str, rng, whole: bool = False) -> str | None:
+    """A less informative identifier: lexicon parts of ``name`` replaced (alternatives drawn with
+    ``rng``), or, when ``whole`` and no part is in the lexicon, a whole vague name."""
     parts = _split_ident(name)
     if "".join(parts) != name:
         return None
     idx = [i for i, p in enumerate(parts) if p.lower() in IDENT_PARTS]
     if not idx:
-        return None
+        return rng.choice(WHOLE_NAMES) if whole else None
     chosen = idx if len(idx) <= 2 else rng.sample(idx, 2)
     out = list(parts)
     for i in chosen:
-        out[i] = match_case(parts[i], IDENT_PARTS[parts[i].lower()])
+        out[i] = match_case(parts[i], rng.choice(IDENT_PARTS[parts[i].lower()]))
     new = "".join(out)
     if not new.isidentifier() or new == name or new in rn.RESERVED:
         return None
@@ -129,7 +164,7 @@ def _rename_groups(task: Task, rng) -> list[tuple[str, str, str]]:
         return []
     out = []
     entry = task.entry_point
-    new = vaguer_identifier(entry, rng)
+    new = vaguer_identifier(entry, rng, whole=True)
     if new and _rename_ok(task, entry, new):
         out.append(("function", entry, new))
     fn = _entry_def(task.prompt, entry) or (_entry_def(task.starter_code, entry) if task.starter_code else None)
@@ -189,50 +224,91 @@ def _annotation_groups(task: Task, rng) -> list[list[tuple[int, int, str, str]]]
 
 # --------------------------------------------------------------------------- mutation
 
+DOUBLED = re.compile(r"\b([A-Za-z]+(?:\s+[A-Za-z]+)?)\s+\1\b", re.I)  # "a number number", "series series"
+TAUTOLOGY = re.compile(r"\b([A-Za-z]{3,})\s+(?:is|are|be|being)\s+(?:an?\s+|the\s+|all\s+)?\1\b", re.I)
+
+
+def _reads_well(old: str, new: str) -> bool:
+    """No doubled word and no tautology ("numbers are numbers") that the original did not have."""
+    return all(len(rx.findall(new)) <= len(rx.findall(old)) for rx in (DOUBLED, TAUTOLOGY))
+
+
+def _is_plain_word(name: str) -> bool:
+    return name.isalpha() and name.islower()
+
+
+def _prose_rename_edits(desc: str, mapping: dict[str, str]) -> list[tuple[int, int, str, str]]:
+    """Renames of the identifier's code-like mentions in the prose: every mention of a name no
+    English word spells (``sort_array``, ``strLen``), else only quoted, back-ticked or called
+    ones ("`numbers'", "median(l)"); "the median of" keeps its word."""
+    _, edits = rn.rename_text(desc, mapping)
+    keep = []
+    for s, e, old, new in edits:
+        if not _is_plain_word(old) or desc[s - 1:s] in "`'\"" and s > 0 or desc[e:e + 1] in ("`", "'", '"', "("):
+            keep.append((s, e, old, new))
+    return keep
+
+
 def _mutate(task: Task, seed: int) -> Mutant:
     rng = rng_for(task, DEFECT, seed)
     desc = task.description
-    lexical = _lexical_groups(desc)
+    prot = protected_spans(desc)
+    textual = _phrase_groups(desc, prot) + _lexical_groups(desc, prot)
     renames = _rename_groups(task, rng)
     annotations = _annotation_groups(task, rng)
-    groups = [("lex", g) for g in lexical] + [("ren", g) for g in renames] + [("ann", g) for g in annotations]
-    if not groups:
-        raise Skip("no lexicon term, renamable identifier or annotation found")
+    groups = [("text", g) for g in textual] + [("ren", g) for g in renames] + [("ann", g) for g in annotations]
+    if not textual and not renames:
+        raise Skip("no task-relevant term, phrase or renamable identifier to make vaguer "
+                   "(the request frame and the constraint words are never edited)")
+    last = "no draw changed the text"
+    for _ in range(ATTEMPTS):
+        try:
+            mutant = _draw(task, seed, rng, groups)
+        except Skip as e:
+            last = str(e)
+            continue
+        if _reads_well(desc, mutant.task.description):
+            return mutant
+        last = "every draw left a doubled word or a tautology"
+    raise Skip(last)
+
+
+def _draw(task: Task, seed: int, rng, groups) -> Mutant:
+    desc = task.description
     k = rng.randint(1, MAX_GROUPS)
     chosen = rng.sample(groups, min(k, len(groups)))
-    if lexical and not any(c[0] == "lex" for c in chosen):
-        chosen[0] = ("lex", rng.choice(lexical))
-    mapping = {old: new for tag, (cat, old, new) in ((t, g) for t, g in chosen if t == "ren")}
-    cats = {old: cat for tag, (cat, old, new) in ((t, g) for t, g in chosen if t == "ren")}
+    relevant = [g for g in groups if g[0] != "ann"]
+    if not any(t != "ann" for t, _ in chosen):  # an annotation alone blurs no term
+        chosen[0] = rng.choice(relevant)
+    renames = [g for tag, g in chosen if tag == "ren"]
+    mapping = {old: new for _cat, old, new in renames}
+    cats = {old: cat for cat, old, _new in renames}
 
     ops: list[Op] = []
     taken: list[tuple[int, int]] = []
-    # renames in the description (everywhere, so the text stays consistent with the code)
     if mapping:
-        _, edits = rn.rename_text(desc, mapping)
-        for s, e, old, new in edits:
+        for s, e, old, new in _prose_rename_edits(desc, mapping):
             ops.append(Op("rename", cats[old], (s, e), old, new))
             taken.append((s, e))
-    for tag, g in chosen:
-        if tag != "lex":
+    # phrases before single words, so a word inside a rewritten phrase is left to the phrase
+    for tag, g in sorted(chosen, key=lambda c: (c[0] != "text", c[1][0] != "phrase")):
+        if tag != "text":
             continue
-        kind, word, occ = g
-        table = ACTION_VERBS if kind == "verb" else DOMAIN_TERMS
+        kind, _key, occ, alts = g
+        alt = rng.choice(alts)
         for s, e, w in occ:
             if overlaps((s, e), taken):
                 continue
-            after = match_case(w, table[word])
+            after = match_case(w, alt)
+            before = w
             art = re.search(r"(?<![\w'])(an?|An?|AN?)(\s+)$", desc[max(0, s - 4):s])
-            if art and kind == "synonym":
+            if art and kind in ("synonym", "phrase"):
                 a_s = s - len(art.group(0))
-                new_art = match_case(art.group(1), article_for(after))
                 if not overlaps((a_s, e), taken):
-                    s, before, after = a_s, desc[a_s:e], new_art + art.group(2) + after
-                else:
-                    before = w
-            else:
-                before = w
-            ops.append(Op(kind, "action_verb" if kind == "verb" else "domain_term", (s, e), before, after))
+                    s, before = a_s, desc[a_s:e]
+                    after = match_case(art.group(1), article_for(after)) + art.group(2) + after
+            category = {"verb": "action_verb", "synonym": "domain_term", "phrase": "phrase"}[kind]
+            ops.append(Op(kind, category, (s, e), before, after))
             taken.append((s, e))
     prompt_edits: list[tuple[int, int, str, str]] = []
     for tag, g in chosen:
@@ -250,7 +326,7 @@ def _mutate(task: Task, seed: int) -> Mutant:
         cat = cats.get(before, "type_annotation")
         ops.append(Op(kind, cat, (s, e), before, after))
     ops.sort(key=lambda o: (o.kind.startswith("code_"), o.span))
-    if not ops:
+    if not any(o.kind != "code_annotation" for o in ops):
         raise Skip("no occurrence left to change")
     mutant = build_mutant(task, DEFECT, ops, seed, **{k: v for k, v in changes.items() if k != "reference"})
     if mapping or prompt_edits:

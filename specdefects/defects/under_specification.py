@@ -115,6 +115,15 @@ EDGE = re.compile(r"\b(empty|none|null|zero|no|not|nothing|negative|invalid|miss
                   r"(?<![\w-])-1\b", I)
 
 CONDITION = re.compile(r"\b(if|when|unless|in case|otherwise)\b", I)
+# a sentence that says why, not what: deleting it leaves the task as it was
+RATIONALE = re.compile(r"\b(?:is|are) there to\b|\bto help (?:with|you)\b|\bfor (?:the\s+)?(?:convenience|clarity|"
+                       r"readability|simplicity)\b|\bjust to\b|\bhelps? (?:with|you)\b", I)
+# a definition ("A string is happy if its length is at least 3 and ...") joining two conditions: deleting
+# it removes two constraints and the word it defines
+TWO_CONDITION_DEFINITION = re.compile(r"\b(?:is|are)\s+(?:called\s+|said\s+to\s+be\s+|considered\s+)?[\w-]+\s+"
+                                      r"(?:if|when)\b.*\b(?:and|or)\b", I)
+# a sentence that needs the one before it ("Otherwise, return NO."): that one cannot go alone
+LEANS_BACK = re.compile(r"^\s*(?:otherwise|else|if not|in that case|in this case|if so|in either case)\b", I)
 CONVERT = re.compile(r"\b(convert|change|transform|turn|cast|split|encode|decode)\w*\b", I)
 
 # implementation hints: how to compute, which the tests cannot observe
@@ -187,7 +196,8 @@ PHRASES: list[tuple[str, int, re.Pattern]] = [
     ("numeric_bound", 1, re.compile(r",?\s+between\s+-?\d+\s+and\s+-?\d+(?:,?\s+inclusive)?", I)),
     ("numeric_bound", 1, re.compile(r",?\s+(?:up to|at most|at least|no more than|not exceeding|less than|"
                                     r"greater than|smaller than|larger than|longer than|shorter than)\s+(?:\d[\d,^*]*|"
-                                    r"[nNkKm]|(?:a|the)\s+(?:given|specified)\s+[\w-]+)(?![\w-])(?!\s*\()", I)),
+                                    r"[nNkKm]|(?:a|the)\s+(?:given|specified)\s+(?:[\w-]+\s+)?(?:numbers?|values?|integers?|limits?|lengths?|"
+                                    r"sizes?|bounds?|thresholds?|n|k|m))(?![\w-])(?!\s*\()", I)),
     ("numeric_bound", 1, re.compile(r",?\s+(?:that is\s+|which is\s+)?(?:greater|less|smaller|larger|bigger)\s+than\s+"
                                     r"or\s+equal\s+to\s+(?:\d[\d,^*]*|[nNkKm]|the given \w+)\b", I)),
     ("formula", 1, re.compile(r",?\s+modulo\s+10\^9\s*\+\s*7|,?\s+modulo\s+\d[\d^+ ]*\d", I)),
@@ -227,7 +237,8 @@ PHRASES: list[tuple[str, int, re.Pattern]] = [
                                          r"(?<!\bbe\san\s)(?:even|odd|prime|composite|binary|negative|"
                                          r"rotated|distinct|unique|repeated|repeating|non-repeating|"
                                          r"non-repeated|duplicate|consecutive|lower ?case|upper ?case|alphanumeric|"
-                                         r"numeric|alphabetic|special|perfect|integral|whole|proper|common|adjacent|"
+                                         r"numeric|alphabetic|special|perfect|integral|whole|proper|common|adjacent|similar|"
+                                         r"identical|matching|missing|different|equal|shared|nested|"
                                          r"contiguous|empty)\s+" + QUALIFIED_ANY + BEFORE_NOUN, I)),
     # "sorted": a precondition on an input ("in a sorted array"), else the order of the result
     ("input_precondition", 2, re.compile(after_words("in", "of", "from", "given", "two", "a", "an") +
@@ -271,6 +282,19 @@ PHRASES: list[tuple[str, int, re.Pattern]] = [
                                        r"(?<!\bas)(?<!\beven)(?<!return true)(?<!return false),?\s+(?:if|when|unless)\s+"
                                        r"(?!it\b(?!\s+(?:does|is)\s+not))(?=[^.;:,\n]*(?:" + EDGE.pattern + r"))"
                                        r"[^.;:,\n]{3,60}?(?=\s*(?:[.;:?!]|$))(?<!or not)", I)),
+    # how many inputs, which one, how many items ("the maximum of[ two] numbers", "the[ n-th] term",
+    # "maximum[ k] elements"): the tests call with that many, ask for that one, count that many
+    ("input_precondition", 2, re.compile(r"(?<=\s)(?:two|three|four)\s+(?=(?:given\s+)?(?:[\w-]+\s+)?(?:numbers|integers|lists|"
+                                         r"strings|arrays|tuples|dictionaries|sets|words|points|floats|matrices)\b)", I)),
+    ("numeric_bound", 2, re.compile(r"(?<=\s)(?:n|k|m)(?:-|')?th\s+(?=[a-z])", I)),
+    ("numeric_bound", 2, re.compile(r"(?<=\s)(?:k|n|m)\s+(?=(?:[\w-]+\s+)?(?:elements|numbers|items|characters|words|"
+                                    r"digits|values|integers|times|places|positions|bits|rows|columns)\b)")),
+    # what to join or fill with ("concatenate each element[ by the delimiter]")
+    ("formula", 2, re.compile(r"(?<=\w)\s+(?:by|with)\s+(?:the\s+|a\s+|an\s+|any\s+)?(?:given\s+|specified\s+)?"
+                              r"(?:delimiter|separator|character|symbol|padding)\b" + END, I)),
+    ("numeric_bound", 1, re.compile(r",?\s+(?:between|within)\s+(?:the\s+)?(?:indices|index|positions?)\s+(?:of\s+)?"
+                                    r"(?:a|the)\s+(?:specified|given)\s+range|,?\s+(?:in|within)\s+(?:a|the)\s+"
+                                    r"(?:given|specified)\s+range\b", I)),
     # --- tier 3: a superlative that pins which value is meant
     ("formula", 3, re.compile(after_words("the", "a", "an", "of", "all", "its", "each", "find", "get", "with", "sum",
                                           "count") + r"(?:maximum|minimum|max|min|largest|smallest|longest|shortest|"
@@ -330,7 +354,9 @@ def is_restatement(deleted: str, rest: str) -> bool:
 def sentence_category(text: str) -> str | None:
     """The category of a whole sentence that states a constraint, or None (main request,
     generic wording, or no specific keyword)."""
-    if not re.search(r"[A-Za-z]", text) or HEADER.match(text):
+    if not re.search(r"[A-Za-z]", text) or HEADER.match(text) or RATIONALE.search(text):
+        return None
+    if TWO_CONDITION_DEFINITION.search(text):
         return None
     if BEHAVIOUR.search(text) and not REQUEST.match(text) and (not PRIMARY.match(text) or len(text.split()) <= 8):
         return "formula" if not re.search(r"\b(ignor|assume)", text, I) else "input_precondition"
@@ -357,8 +383,10 @@ def candidates(desc: str) -> list[tuple[str, int, int, int]]:
     out += [c for c in _listed_lines(desc) if not overlaps(c[2:], examples)]
     sents = [sp for sp in _sentences(desc) if not overlaps(sp, examples)]
     for i, (s, e) in enumerate(sents):
-        if i == 0:
-            continue
+        if i == 0 or _first_after_header(desc, s):
+            continue  # the request, also where a header ("Task", "Problem") stands before it
+        if i + 1 < len(sents) and LEANS_BACK.match(desc[sents[i + 1][0]:sents[i + 1][1]]):
+            continue  # "Otherwise, return NO." would be left with no condition to contrast
         text = desc[s:e]
         cat = sentence_category(text)
         if cat is None or is_restatement(text, desc[:s] + desc[e:]):
@@ -394,6 +422,14 @@ def candidates(desc: str) -> list[tuple[str, int, int, int]]:
                 continue  # "the first tuple ... the second tuple" name arguments; "first and last" go together
             out.append((cat, tier, m.start(), m.end()))
     return out
+
+
+def _first_after_header(desc: str, s: int) -> bool:
+    """True when the sentence at ``s`` is the first prose after a header line ("Task", "Problem:")."""
+    before = desc[:s].rstrip()
+    last_line = before.rsplit("\n", 1)[-1].strip()
+    return bool(last_line) and bool(HEADER.match(last_line)) and "\n" in desc[len(before):s] + "\n" and \
+        not re.search(r"[.!?]", last_line)
 
 
 def _constraint_lines(desc: str) -> list[tuple[str, int, int, int]]:
@@ -542,6 +578,27 @@ def _clean(desc: str, s: int, e: int) -> tuple[int, int, str] | None:
     return s, e, rep
 
 
+def _name_parts(entry_point: str) -> set[str]:
+    parts = re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", entry_point or "")
+    return {p.lower() for p in parts if len(p) >= 3 or p.isdigit()}
+
+
+NUMBER_WORDS = {"one": "1", "two": "2", "three": "3", "four": "4"}
+
+
+def _still_named(deleted: str, named: set[str]) -> bool:
+    """True when every content word of ``deleted`` is still in the function's name
+    (``max_of_two``: "two"; ``sort_list``: "sorted"): the constraint is not gone."""
+    words = content_words(deleted)
+    if not words or not named:
+        return False
+
+    def in_name(w: str) -> bool:
+        return NUMBER_WORDS.get(w) in named or any(
+            w == p or (len(p) >= 3 and len(w) >= 3 and (w.startswith(p) or p.startswith(w))) for p in named)
+    return all(in_name(w) for w in words)
+
+
 HINT_PHRASE = re.compile(r"\b(?:by\s+)?(?:using|with the help of)\s+[^.,;\n]{2,40}", I)
 
 
@@ -571,8 +628,11 @@ def _mutate(task: Task, seed: int) -> Mutant:
             continue
         seen.add((c[0], c[1]))
         found.append((cat, tier, *c))
+    named = _name_parts(task.entry_point)
+    found = [f for f in found if not _still_named(desc[f[2]:f[3]], named)]
     if not found:
-        raise Skip(not_applicable_reason(desc, bool(raw)))
+        raise Skip(not_applicable_reason(desc, bool(raw)) if not raw or not named else
+                   "every deletable constraint is still stated by the function's name")
     tier = min(f[1] for f in found)
     pool = [f for f in found if f[1] == tier]
     cats = sorted({f[0] for f in pool}, key=US_CATEGORIES.index)

@@ -9,7 +9,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..defects import under_specification as us
-from ..defects.lexicon import ACTION_VERBS, DOMAIN_TERMS
+from ..defects.lexicon import ACTION_VERBS, DOMAIN_TERMS, alternatives
 from ..records import US_CATEGORIES
 
 GENERIC_VAGUE = ("some", "something", "stuff", "thing", "things", "somehow", "appropriate", "appropriately",
@@ -24,7 +24,7 @@ def vague_terms() -> tuple[str, ...]:
     """Words/phrases the LV mutator writes *instead of* precise ones and that are not precise terms
     themselves, plus generic vague words; longest first."""
     precise = set(DOMAIN_TERMS) | set(ACTION_VERBS)
-    vague = {v.lower() for v in list(DOMAIN_TERMS.values()) + list(ACTION_VERBS.values())} - precise
+    vague = {v.lower() for v in alternatives(DOMAIN_TERMS) | alternatives(ACTION_VERBS)} - precise
     vague |= set(GENERIC_VAGUE)
     return tuple(sorted(vague, key=lambda w: (-len(w), w)))
 
@@ -51,9 +51,10 @@ def wordlist() -> frozenset:
     except Exception:
         pass
     for table in (DOMAIN_TERMS, ACTION_VERBS):
-        for k, v in table.items():
+        for k, alts in table.items():
             words.update(k.lower().split())
-            words.update(v.lower().split())
+            for v in alts:
+                words.update(v.lower().split())
     words.update("""substring substrings subarray subarrays sublist sublists boolean booleans integer integers
     palindrome palindromes lexicographically lexicographical alphanumeric whitespace whitespaces delimiter
     delimiters fibonacci factorial tuple tuples dict dicts args kwargs str bool len config regex lowercase uppercase

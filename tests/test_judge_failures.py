@@ -1,0 +1,167 @@
+"""The rule judge can fail: each failure kind a reader found in the rule engine's mutants (issue 25),
+rebuilt from the real task it was seen on, is rejected on the criterion it breaks; and the engines
+no longer make them (whole-benchmark fingerprints)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from specdefects.benchmarks import load_tasks
+from specdefects.defects import apply_ops, mutate_many
+from specdefects.defects.judge import boilerplate_only, judge_rules
+from specdefects.records import Mutant, Op
+
+MBPP = Path(__file__).resolve().parents[2] / "shared" / "data" / "mbpp" / "mbpp.jsonl"
+needs_mbpp = pytest.mark.skipif(not MBPP.exists(), reason=f"needs the committed MBPP copy at {MBPP} (../shared)")
+
+
+@pytest.fixture(scope="module")
+def he():
+    return {t.task_id: t for t in load_tasks("humaneval")}
+
+
+@pytest.fixture(scope="module")
+def mbpp():
+    return {t.task_id: t for t in load_tasks("mbpp", str(MBPP))}
+
+
+def edited(task, defect: str, kind: str, *edits: tuple[str, str], occurrence: int = 0) -> Mutant:
+    """A mutant of ``task`` with each ``(before, after)`` applied once to its description."""
+    ops = []
+    for before, after in edits:
+        starts = [m.start() for m in re.finditer(re.escape(before), task.description)]
+        s = starts[occurrence]
+        ops.append(Op(kind, "test", (s, s + len(before)), before, after))
+    description, prompt = apply_ops(task, ops)
+    new = task.with_description(description)
+    return Mutant(original=task, task=new, defect=defect, ops=ops)
+
+
+def verdict(m: Mutant) -> dict:
+    return judge_rules(m)
+
+
+# --------------------------------------------------------------------------- LV
+
+@needs_mbpp
+def test_lv_boilerplate_only_is_not_compliant(mbpp, he):
+    for m in (edited(mbpp["434"], "LV", "synonym", ("function", "routine")),
+              edited(mbpp["846"], "LV", "verb", ("find", "get")),
+              edited(he["HumanEval/47"], "LV", "verb", ("Return", "Give back"))):
+        assert boilerplate_only(m)
+        v = verdict(m)
+        assert v["lexical_change"] == 0 and v["compliance"] == 0, m.task.description
+
+
+@needs_mbpp
+@pytest.mark.parametrize("task_id,before,after", [
+    ("HumanEval/92", "integers", "numbers"),
+    ("HumanEval/151", "integers", "numbers"),
+    ("HumanEval/79", "decimal", "base"),
+    ("HumanEval/161", "letters", "characters"),
+    ("HumanEval/47", "median", "middle"),
+    ("194", "decimal", "number"),
+])
+def test_lv_that_changes_the_meaning_is_not_compliant(he, mbpp, task_id, before, after):
+    task = he.get(task_id) or mbpp[task_id]
+    v = verdict(edited(task, "LV", "synonym", (before, after)))
+    assert v["no_constraint_deleted"] == 0 and v["compliance"] == 0, (task_id, v)
+
+
+def test_lv_tautology_and_wrong_sense_are_not_compliant(he):
+    v = verdict(edited(he["HumanEval/92"], "LV", "synonym", ("integers", "numbers")))
+    assert v["same_meaning"] == 0, "all numbers are numbers"
+    v = verdict(edited(he["HumanEval/155"], "LV", "synonym", ("number", "value")))
+    assert v["same_meaning"] == 0 and v["compliance"] == 0, "the number of even digits is a count"
+
+
+def test_lv_doubled_word_is_not_natural(he):
+    v = verdict(edited(he["HumanEval/92"], "LV", "synonym", ("3 numbers", "3 numbers numbers")))
+    assert v["naturalness"] == 0
+
+
+def test_a_real_blur_of_a_task_term_passes(he):
+    v = verdict(edited(he["HumanEval/5"], "LV", "phrase", ("every two consecutive elements", "neighboring entries")))
+    assert v["compliance"] == 1 and v["naturalness"] == 1, v
+
+
+# --------------------------------------------------------------------------- US
+
+def test_us_whole_two_condition_definition_is_not_one_constraint(he):
+    t = he["HumanEval/80"]
+    m = edited(t, "US", "delete", ("\nA string is happy if its length is at least 3 and every 3 consecutive letters are "
+                                    "distinct", ""))
+    assert verdict(m)["constraint_deleted"] == 0
+
+
+def test_us_rationale_is_no_constraint(he):
+    m = edited(he["HumanEval/79"], "US", "delete", ("\nThe extra characters are there to help with the format.", ""))
+    assert verdict(m)["compliance"] == 0
+
+
+def test_us_request_after_a_header_is_the_main_request(he):
+    t = he["HumanEval/112"]
+    first = t.description.split("\n")[1] + "\n"
+    m = edited(t, "US", "delete", (first, ""))
+    assert verdict(m)["compliance"] == 0
+
+
+def test_us_dangling_otherwise_is_not_natural(he):
+    t = he["HumanEval/110"]
+    sentence = t.description[t.description.index("If it is possible"):t.description.index("Otherwise")]
+    m = edited(t, "US", "delete", (sentence, ""))
+    assert verdict(m)["naturalness"] == 0
+
+
+def test_us_one_real_constraint_passes(he):
+    m = edited(he["HumanEval/135"], "US", "delete", (" If\nno such element exists then return -1.", ""))
+    assert verdict(m)["compliance"] == 1, verdict(m)
+
+
+# --------------------------------------------------------------------------- SF
+
+def test_sf_whitespace_only_and_tabs_are_not_compliant(he):
+    t = he["HumanEval/151"]
+    v = verdict(edited(t, "SF", "whitespace", ("of squares", "of  squares")))
+    assert v["visible"] == 0 and v["compliance"] == 0
+    v = verdict(edited(t, "SF", "whitespace", ("of squares", "of\tsquares")))
+    assert v["no_tab"] == 0 and v["compliance"] == 0
+    v = verdict(edited(t, "SF", "typo", ("squares", "sqaures")))
+    assert v["compliance"] == 1, v
+
+
+# --------------------------------------------------------------------------- the engines, whole benchmarks
+
+@needs_mbpp
+def test_lv_engine_has_no_fingerprint_and_no_broken_text(he, mbpp):
+    for name, tasks in (("humaneval", list(he.values())), ("mbpp", list(mbpp.values()))):
+        mutants, skipped = mutate_many(tasks, ("LV",), seed=0, progress=False)
+        assert len(mutants) >= 0.97 * len(tasks), (name, len(mutants), skipped[:3])
+        added = Counter()
+        for m in mutants:
+            before = Counter(w.lower() for w in re.findall(r"[A-Za-z]{3,}", m.original.prompt))
+            after = Counter(w.lower() for w in re.findall(r"[A-Za-z]{3,}", m.task.prompt))
+            added.update({w for w, n in after.items() if n > before.get(w, 0)})
+        word, n = added.most_common(1)[0]
+        assert n / len(mutants) <= 0.15, f"{name}: {word!r} added in {n}/{len(mutants)} LV mutants"
+        assert not [m for m in mutants if boilerplate_only(m)]
+        doubled = re.compile(r"\b([A-Za-z]+)\s+\1\b", re.I)
+        assert not [m.original.task_id for m in mutants
+                    if len(doubled.findall(m.task.description)) > len(doubled.findall(m.original.description))]
+
+
+@needs_mbpp
+def test_us_engine_never_deletes_what_the_function_name_still_says(mbpp):
+    mutants, _ = mutate_many(list(mbpp.values()), ("US",), seed=0, progress=False)
+    assert len(mutants) > 300
+    named = []
+    for m in mutants:
+        parts = {p.lower() for p in re.findall(r"[a-z]+", m.original.entry_point.lower()) if len(p) >= 3}
+        words = {w.lower() for w in re.findall(r"[A-Za-z]{3,}", m.ops[0].before)} - {"the", "and", "given"}
+        if words and words <= parts:
+            named.append(m.original.task_id)
+    assert not named, named[:5]
