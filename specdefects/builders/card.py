@@ -58,24 +58,64 @@ def _mean(rows: list[dict], key: str) -> tuple[float | None, int]:
     return (sum(vals) / len(vals) if vals else None), len(vals)
 
 
-def _table2(report, rows_by_bench: dict[str, list[dict]]) -> str:
+def _hand_cells(mutants_by_bench: dict[str, list[Mutant]]):
+    """The rule judge held against the shipped hand labels, on the labelled mutants this build made
+    (``None`` when the labels file is absent)."""
+    from ..defects import hand_check
+
+    try:
+        rows = hand_check.read_labels()
+    except hand_check.HandCheckError:
+        return None
+    made = {(m.original.benchmark, m.original.task_id, m.defect): m for ms in mutants_by_bench.values() for m in ms}
+    cells, stale = hand_check.score(rows, made)
+    return {(c.benchmark, c.defect, c.criterion): c for c in cells}, len(rows), len(stale)
+
+
+def _table2(report, rows_by_bench: dict[str, list[dict]], hand=None) -> str:
     lines = ["| benchmark | defect | N | N rules / llm engine | rule judge: compliance % | naturalness % | "
+             "hand check: N | compliance % | naturalness % | "
              "LLM judge: N judged | compliance % | naturalness % | study: N | compliance % | naturalness % |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    cells = hand[0] if hand else {}
+    total = 0
     for b, rows in rows_by_bench.items():
-        lines.append(f"| {b} | clean | {sum(1 for r in rows if r['defect'] == 0)} |" + " – |" * 9)
+        lines.append(f"| {b} | clean | {sum(1 for r in rows if r['defect'] == 0)} |" + " – |" * 12)
         for i, d in enumerate(DEFECTS[1:], 1):
             sel = [r for r in rows if r["defect"] == i]
+            total += len(sel)
             eng = Counter(r["engine"] for r in sel)
             comp, _ = _mean(sel, "compliance")
             nat, _ = _mean(sel, "naturalness")
             lcomp, n_l = _mean(sel, "llm_compliance")
             lnat, _ = _mean(sel, "llm_naturalness")
+            hc, hn = cells.get((b, d, "compliance")), cells.get((b, d, "naturalness"))
+            hand_cols = f"{hc.n} | {_pct(hc.hand)} | {_pct(hn.hand)}" if hc else "– | – | –"
             sn, sc, snat = STUDY_TABLE2.get((b, d), (None, None, None))
             study = f"{sn} | {sc} | {snat}" if sn else "– | – | –"
             lines.append(f"| {b} | {d} | {len(sel)} | {eng.get('rules', 0)} / {eng.get('llm', 0)} | {_pct(comp)} | "
-                         f"{_pct(nat)} | {n_l} | {_pct(lcomp)} | {_pct(lnat)} | {study} |")
+                         f"{_pct(nat)} | {hand_cols} | {n_l} | {_pct(lcomp)} | {_pct(lnat)} | {study} |")
+    study_total = sum(v[0] for k, v in STUDY_TABLE2.items() if k[0] in rows_by_bench)
+    lines.append(f"| **all** | LV+US+SF | **{total}** | | | | | | | | | | {study_total} | | |")
     return "\n".join(lines)
+
+
+def _hand_section(hand) -> str:
+    if not hand:
+        return ""
+    cells, n_rows, n_stale = hand
+    from ..defects.hand_check import summary_table
+
+    overall = [c for (b, d, _), c in sorted(cells.items()) if b == "all"]
+    return ("### The rule judge against a hand check\n\n"
+            f"{n_rows} mutants drawn with a fixed seed (20 per benchmark x defect) were read and labelled by hand "
+            "(compliant with the defect's definition, natural, and for US whether the tests check what was deleted) "
+            "before the rule judge's verdict was looked at; the labels ship as "
+            "`specdefects/defects/stored/hand_check.csv` with a one-line reason each "
+            "(`datasets_scripts/hand_check.py` draws and scores them). "
+            + (f"{n_stale} labelled mutants are not in this build (a `--limit`/`--sample` build, or an engine that "
+               "changed since) and are left out. " if n_stale else "")
+            + "Agreement and Cohen's kappa of the rule judge with the hand labels:\n\n" + summary_table(overall) + "\n")
 
 
 def _judges_note(report, rows_by_bench: dict[str, list[dict]]) -> str:
@@ -265,8 +305,9 @@ def render_card(report, features: dict, mutants_by_bench: dict[str, list[Mutant]
     parts.append("## Loading\n\n```python\nfrom datasets import load_dataset\n"
                  + "".join(f'{c} = load_dataset("REPO_OR_FOLDER", "{c}")\n' for c in report.rows) + "```\n")
     parts.append(_configs_section(report))
-    parts.append("## Summary (Table 2 layout)\n\n" + _table2(report, rows_by_bench) + "\n\n"
-                 + _judges_note(report, rows_by_bench) + "\n")
+    hand = _hand_cells(mutant_only)
+    parts.append("## Summary (Table 2 layout)\n\n" + _table2(report, rows_by_bench, hand) + "\n\n"
+                 + _judges_note(report, rows_by_bench) + "\n\n" + _hand_section(hand))
     parts.append(_taxonomy_section(mutant_only))
     parts.append(_how_made_section(report))
     if report.mutator_bugs:

@@ -192,20 +192,21 @@ US_SIGNALS = {
                      r"shorter|more than|fewer|size|length|range|once|twice|times|exceed\w*|bound\w*|limit\w*|"
                      r"one or more|zero or more|digits)\b",
     "ordering": r"\b(ascending|descending|increasing|decreasing|sort\w*|order\w*|alphabetical\w*|lexicographic\w*|"
-                r"numerically|reverse\w*|first|last|next|previous|left\w*|right\w*|leading|trailing|end|beginning|"
+                r"numerically|respectively|reverse\w*|first|last|next|previous|left\w*|right\w*|leading|trailing|end|beginning|"
                 r"rotat\w*|alternate|alternating)\b|\bby\s+(?:(?:its|the|their|each)\s+)?(?:[\w-]+\s+){0,2}?"
                 r"(?:values?|keys?|length|index|elements?|items?|products?|sums?|frequency|occurrences?)\b",
     "input_precondition": r"\b(positive|negative|non-\w+|nonnegative|natural|even|odd|prime|composite|binary|"
                           r"distinct|unique|repeat\w*|consecutive|adjacent|common|contiguous|lower ?case|"
                           r"upper ?case|alphanumeric|numeric|alphabetic|special|perfect|integral|whole|proper|"
-                          r"duplicate\w*|assum\w*|guarantee\w*|valid|only|ignor\w*|note|empty|legend|choices)\b",
+                          r"duplicate\w*|assum\w*|guarantee\w*|valid|only|ignor\w*|note|empty|legend|choices|"
+                          r"integers?|pairwise)\b",
     "output_edge_case": r"\b(if|when|unless|otherwise|else|none|null|zero|empty|false|true|yes|no|in case|"
                         r"not|cases?)\b|(?<![\w-])-1\b",
     "formula": r"\b(maximum|minimum|max|min|largest|smallest|longest|shortest|highest|lowest|greatest|biggest|"
                r"such that|so that|where|having|which|that|whose|starting|ending|beginning|containing|consisting|"
                r"defined|define|means|i\.e|modulo|mod|formula|equation|recurrence|case|overlap\w*|inclusive|"
                r"exclusive|called|considered|equal|sum|product|average|mean|difference|followed by|each|every|"
-               r"balanced|closed|matched|properly|exactly|"
+               r"balanced|closed|matched|properly|exactly|delimiter|separator|character|symbol|"
                r"\w+ing)\b|=|->|\*",
     "error_handling": r"\b(raise[sd]?|errors?|exceptions?|invalid|throws?)\b",
     "output_format": r"\b(round\w*|decimals?|format\w*|form|tuple|list|string|integer|float|set|dictionary|"

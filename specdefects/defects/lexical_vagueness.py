@@ -88,6 +88,19 @@ def _lexical_groups(desc: str, prot) -> list[Group]:
     return [(k, w, occ, ACTION_VERBS[w] if k == "verb" else DOMAIN_TERMS[w]) for (k, w), occ in sorted(found.items())]
 
 
+# where a statement turns formal (LiveCodeBench's Input/Output/Constraints sections, examples): the
+# rest is format, bounds and samples that a reader checks symbol by symbol, so LV leaves it alone
+FORMAL_HEADER = re.compile(r"^[ \t]*(?:input|output|constraints?|examples?(?:[ \t]*\d+)?|sample input(?:[ \t]*\d+)?|"
+                           r"for example|note)[ \t]*:?[ \t]*$", re.I | re.M)
+
+
+def protected(desc: str) -> list[tuple[int, int]]:
+    """Code-like spans (:func:`protected_spans`) and everything from the first formal header on."""
+    spans = protected_spans(desc)
+    m = FORMAL_HEADER.search(desc)
+    return spans + [(m.start(), len(desc))] if m else spans
+
+
 def _phrase_groups(desc: str, prot) -> list[Group]:
     """("phrase", pattern, occurrences, alternatives) for each lexicon phrase in the prose."""
     out = []
@@ -252,7 +265,7 @@ def _prose_rename_edits(desc: str, mapping: dict[str, str]) -> list[tuple[int, i
 def _mutate(task: Task, seed: int) -> Mutant:
     rng = rng_for(task, DEFECT, seed)
     desc = task.description
-    prot = protected_spans(desc)
+    prot = protected(desc)
     textual = _phrase_groups(desc, prot) + _lexical_groups(desc, prot)
     renames = _rename_groups(task, rng)
     annotations = _annotation_groups(task, rng)

@@ -73,7 +73,8 @@ SENTENCE_RULES: list[tuple[str, re.Pattern]] = [
                             r"lexicographic\w*)\b", I)),
     ("output_format", re.compile(r"\b(round(ed)?|decimal places?|format(ted)?|as an? (string|list|tuple|integer|"
                                  r"float)|space[- ]separated|separated by|in the form)\b", I)),
-    ("formula", re.compile(r"\b(defined as|is defined|means|i\.e\.|that is|formula|equal to|calculated|computed|"
+    ("formula", re.compile(r"\b(?:is|are)\s+an?\s+[\w-]+\s+(?:in which|where|whose|such that)\b|"
+                           r"\b(defined as|is defined|means|i\.e\.|that is|formula|equal to|calculated|computed|"
                            r"is the (sum|product|number|average|difference))\b|\s=\s", I)),
     ("input_precondition", re.compile(r"\b(assume|assumed|guaranteed|will (always|only|never)|always|never|"
                                       r"you may|only contains?|consists? (only )?of|non-negative|positive|"
@@ -91,7 +92,8 @@ SPECIFIC = {
     "input_precondition": re.compile(r"\b(assume[sd]?|guaranteed|will (always|only|never) (be|contain|have)|"
                                      r"you may|only contains?|consists? (only )?of|non-negative|positive|non-empty|"
                                      r"lowercase|uppercase|ignored?|valid|note)\b", I),
-    "formula": re.compile(r"\b(defined as|is defined|means|i\.e\.|formula|equal to|calculated|computed|"
+    "formula": re.compile(r"\b(?:is|are)\s+an?\s+[\w-]+\s+(?:in which|where|whose|such that)\b|"
+                          r"\b(defined as|is defined|means|i\.e\.|formula|equal to|calculated|computed|"
                           r"is the (sum|product|number|average|difference))\b|\s=\s", I),
 }
 # behaviour a sentence of its own may pin ("Count overlapping cases.", "A string is called a palindrome if ...")
@@ -115,6 +117,8 @@ EDGE = re.compile(r"\b(empty|none|null|zero|no|not|nothing|negative|invalid|miss
                   r"(?<![\w-])-1\b", I)
 
 CONDITION = re.compile(r"\b(if|when|unless|in case|otherwise)\b", I)
+# the request of a yes/no task: its condition is the whole task, not an edge case of it
+DECISION = re.compile(r"^\s*(?:return|print|output)\s+[\"'`]?(?:true|false|yes|no)\b", I)
 # a sentence that says why, not what: deleting it leaves the task as it was
 RATIONALE = re.compile(r"\b(?:is|are) there to\b|\bto help (?:with|you)\b|\bfor (?:the\s+)?(?:convenience|clarity|"
                        r"readability|simplicity)\b|\bjust to\b|\bhelps? (?:with|you)\b", I)
@@ -238,7 +242,7 @@ PHRASES: list[tuple[str, int, re.Pattern]] = [
                                          r"rotated|distinct|unique|repeated|repeating|non-repeating|"
                                          r"non-repeated|duplicate|consecutive|lower ?case|upper ?case|alphanumeric|"
                                          r"numeric|alphabetic|special|perfect|integral|whole|proper|common|adjacent|similar|"
-                                         r"identical|matching|missing|different|equal|shared|nested|"
+                                         r"identical|matching|missing|shared|"
                                          r"contiguous|empty)\s+" + QUALIFIED_ANY + BEFORE_NOUN, I)),
     # "sorted": a precondition on an input ("in a sorted array"), else the order of the result
     ("input_precondition", 2, re.compile(after_words("in", "of", "from", "given", "two", "a", "an") +
@@ -295,6 +299,19 @@ PHRASES: list[tuple[str, int, re.Pattern]] = [
     ("numeric_bound", 1, re.compile(r",?\s+(?:between|within)\s+(?:the\s+)?(?:indices|index|positions?)\s+(?:of\s+)?"
                                     r"(?:a|the)\s+(?:specified|given)\s+range|,?\s+(?:in|within)\s+(?:a|the)\s+"
                                     r"(?:given|specified)\s+range\b", I)),
+    # by how much, how the result is ordered, what else counts, what else holds, what else to do
+    ("numeric_bound", 2, re.compile(r"(?<=\w)\s+by\s+-?\d+\b(?=\s*(?:[.,;]|$))", I)),
+    ("ordering", 1, re.compile(r",?\s+respectively\b", I)),
+    ("formula", 2, re.compile(r"\s+or\s+any\s+of\s+its\s+[\w-]+", I)),
+    ("input_precondition", 1, re.compile(r",?\s+and\s+all\s+(?:the\s+)?[\w-]+\s+(?:are|is)\s+(?:an?\s+)?[\w-]+"
+                                         r"(?=\s*[.;]|$)", I)),
+    ("output_format", 1, re.compile(r",?\s+(?:round|rounding)\s+[^.;\n]{3,80}?(?=\s*[.;]|$)", I)),
+    ("output_edge_case", 1, re.compile(r",?\s+and\s+if\s+[^.;\n]{3,120}?(?=\s*[.;]|$)", I)),
+    ("output_edge_case", 1, re.compile(r",?\s+and\s+(?:should\s+)?return\s+[^.;,\n]{1,40}?\s+otherwise\b", I)),
+    ("output_format", 1, re.compile(r"\s+also(?=\s+as\s+an?\s+(?:tuple|list|string|integer|float|set|dictionary)\b)"
+                                    r"\s+as\s+an?\s+\w+", I)),
+    ("input_precondition", 1, re.compile(r"\s+(?:consisting|consists)\s+(?:only\s+)?of\s+(?:only\s+)?\d+s\s+and\s+\d+s\b",
+                                         I)),
     # --- tier 3: a superlative that pins which value is meant
     ("formula", 3, re.compile(after_words("the", "a", "an", "of", "all", "its", "each", "find", "get", "with", "sum",
                                           "count") + r"(?:maximum|minimum|max|min|largest|smallest|longest|shortest|"
@@ -360,6 +377,8 @@ def sentence_category(text: str) -> str | None:
         return None
     if BEHAVIOUR.search(text) and not REQUEST.match(text) and (not PRIMARY.match(text) or len(text.split()) <= 8):
         return "formula" if not re.search(r"\b(ignor|assume)", text, I) else "input_precondition"
+    if DECISION.match(text):
+        return None  # "Return true if ...; otherwise, return false.": the condition is the task
     if PRIMARY.match(text) and not (CONDITION.search(text) and STRONG_EDGE.search(text)):
         return None
     if REQUEST.match(text) and not (EDGE.search(text) and CONDITION.search(text)):
@@ -385,8 +404,9 @@ def candidates(desc: str) -> list[tuple[str, int, int, int]]:
     for i, (s, e) in enumerate(sents):
         if i == 0 or _first_after_header(desc, s):
             continue  # the request, also where a header ("Task", "Problem") stands before it
-        if i + 1 < len(sents) and LEANS_BACK.match(desc[sents[i + 1][0]:sents[i + 1][1]]):
-            continue  # "Otherwise, return NO." would be left with no condition to contrast
+        if i + 1 < len(sents) and (LEANS_BACK.match(desc[sents[i + 1][0]:sents[i + 1][1]])
+                                   or re.search(r"\bsuch\s+\w+", desc[sents[i + 1][0]:sents[i + 1][1]], I)):
+            continue  # "There are (p-1)^K such matrices B" needs the sentence that defines B  # "Otherwise, return NO." would be left with no condition to contrast
         text = desc[s:e]
         cat = sentence_category(text)
         if cat is None or is_restatement(text, desc[:s] + desc[e:]):
