@@ -65,6 +65,9 @@ SENSE_GUARDS = {  # word -> what may not follow it (the word then means somethin
     "number": re.compile(r"\s+of\b"), "numbers": re.compile(r"\s+of\b"),
     "value": re.compile(r"\s+of\s+(?:the\s+)?(?:key|keys)\b"),
 }
+SENSE_GUARDS_BEFORE = {  # word -> what may not precede it ("blank spaces" would become "blank blanks")
+    "spaces": re.compile(r"\bblank\s+$", re.I), "space": re.compile(r"\bblank\s+$", re.I),
+}
 Group = tuple  # (kind, key, occurrences [(start, end, text)], alternatives)
 
 
@@ -76,9 +79,10 @@ def _lexical_groups(desc: str, prot) -> list[Group]:
         lw = w.lower()
         if w != lw and not (w[:1].isupper() and w[1:].islower()):
             continue  # acronyms and MixedCase are names
-        if overlaps(m.span(), prot) or (lw in SENSE_GUARDS and SENSE_GUARDS[lw].match(desc, m.end())):
-            continue
         before = desc[max(0, m.start() - 12):m.start()]
+        if overlaps(m.span(), prot) or (lw in SENSE_GUARDS and SENSE_GUARDS[lw].match(desc, m.end())) or \
+                (lw in SENSE_GUARDS_BEFORE and SENSE_GUARDS_BEFORE[lw].search(before)):
+            continue
         sentence_start = not desc[:m.start()].strip() or re.search(r"[.!?:]\s*$|\n\s*$", desc[:m.start()])
         noun_use = DETERMINER_BEFORE.search(before) or re.match(r"\s*[.,;:!?]", desc[m.end():])
         if lw in ACTION_VERBS and not noun_use:

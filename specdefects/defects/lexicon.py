@@ -45,7 +45,7 @@ DOMAIN_TERMS: dict[str, tuple[str, ...]] = {
     "remainder": ("leftover", "rest"), "remainders": ("leftovers",),
     "value": ("quantity", "amount", "figure"), "values": ("quantities", "amounts", "figures"),
     # text
-    "string": ("text", "piece of text", "sequence of symbols"), "strings": ("texts", "pieces of text"),
+    "string": ("text", "piece of text", "symbol sequence"), "strings": ("texts", "pieces of text", "text items"),
     "substring": ("piece of text", "part of the text", "fragment"),
     "substrings": ("pieces of text", "fragments", "parts of the text"),
     "character": ("symbol", "mark", "glyph"), "characters": ("symbols", "marks", "glyphs"),
@@ -93,7 +93,7 @@ ACTION_VERBS: dict[str, tuple[str, ...]] = {
     "check": ("see", "look into", "test"), "checks": ("sees", "looks into", "tests"),
     "checking": ("seeing", "looking into"),
     "determine": ("figure out", "work out", "establish"), "determines": ("figures out", "works out"),
-    "sort": ("arrange", "organize", "order up"), "sorts": ("arranges", "organizes"),
+    "sort": ("arrange", "organize", "rearrange"), "sorts": ("arranges", "organizes", "rearranges"),
     "sorting": ("arranging", "organizing"),
     "remove": ("take out", "get rid of", "drop"), "removes": ("takes out", "gets rid of", "drops"),
     "removing": ("taking out", "getting rid of", "dropping"),
@@ -160,8 +160,7 @@ PHRASES: dict[str, tuple[str, ...]] = {
     r"list of strings": ("bunch of texts", "collection of texts", "set of texts"),
     r"in the list": ("in the collection", "among the items", "in there"),
     r"in the string": ("in the text", "within the text"),
-    r"the number of times": ("how often", "how many times"),
-    r"the number of": ("how many", "the count of", "the tally of"),
+    r"the number of times": ("how often",),
     r"at the end of": ("after", "at the back of", "following"),
     r"at the beginning of": ("before", "at the front of", "ahead of"),
 }
@@ -170,7 +169,7 @@ PHRASES: dict[str, tuple[str, ...]] = {
 # to lose information when replaced, and never a word whose replacement names another concept.
 IDENT_PARTS: dict[str, tuple[str, ...]] = {
     "sort": ("arrange", "order", "organize"), "sorted": ("arranged", "ordered"), "sorting": ("arranging",),
-    "sum": ("total", "amount"), "sums": ("totals", "amounts"), "count": ("tally", "num"), "counts": ("tallies",),
+    "sum": ("total", "amount"), "sums": ("totals", "amounts"), "count": ("tally",), "counts": ("tallies",),
     "list": ("items", "seq", "data"), "lst": ("items", "seq", "data"), "lists": ("groups", "seqs"),
     "array": ("seq", "data", "items"), "arr": ("seq", "data", "items"), "nums": ("vals", "items", "data"),
     "numbers": ("values", "items", "data"), "number": ("value", "x", "item"), "num": ("val", "x", "item"),
