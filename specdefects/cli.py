@@ -217,7 +217,9 @@ def _print_samples_tables(paths: dict) -> None:
 
     if "paired_drops_csv" in paths:
         df = pd.read_csv(paths["paired_drops_csv"])
-        df = df.assign(drop=df.abs_drop.map("{:+.1f}".format),
+        df = df.assign(benchmark=[f"{b} (public tests only)" if s == "public" else b
+                                  for b, s in zip(df.benchmark, df.tests_scope)],
+                       drop=df.abs_drop.map("{:+.1f}".format),
                        ci95=[f"[{lo:+.1f}, {hi:+.1f}]" for lo, hi in zip(df.ci_low, df.ci_high)],
                        mcnemar_p=df.mcnemar_p.map("{:.3g}".format))
         print("\nPaired drops against Orig (pp, task-bootstrap 95% CI) and exact McNemar\n\n"

@@ -9,7 +9,10 @@
 package for HumanEval), an existing local file or folder, or a Hub dataset id. Options
 (``revision=``, ``version=``, ...) are passed to the loader; see each module.
 Every malformed row raises :class:`~specdefects.records.RecordError` naming the
-benchmark, the row (task id and/or line) and what is wrong.
+benchmark, the row (task id and/or line) and what is wrong. One source is lenient: the
+public LiveCodeBench repackaging (see :mod:`.livecodebench`) keeps a row whose tests cannot
+run as a task with ``metadata["runnable"] = False`` and its reason, and leaves out a row that
+cannot be a task at all with a :class:`RowSkipped` warning (builders record these).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import Any
 
 from ..records import Task
 from . import evalplus, humaneval, livecodebench, mbpp
+from ._common import RowSkipped
 
 BENCHMARKS: dict[str, Callable[..., list[Task]]] = {
     "humaneval": humaneval.load,
@@ -54,4 +58,4 @@ def load_tasks(benchmark: str, source: Any = None, **options: Any) -> list[Task]
     return loader(source, **options)
 
 
-__all__ = ["BENCHMARKS", "DEFAULT_SOURCES", "available_benchmarks", "load_tasks"]
+__all__ = ["BENCHMARKS", "DEFAULT_SOURCES", "RowSkipped", "available_benchmarks", "load_tasks"]

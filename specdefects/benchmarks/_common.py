@@ -35,6 +35,15 @@ class Row:
     origin: str = ""  # file name or Hub id the row came from
 
 
+class RowSkipped(UserWarning):
+    """A source row a lenient loader left out, and why. Builders catch these and record them in
+    their report; anyone else sees them as warnings, so no row disappears silently."""
+
+    def __init__(self, benchmark: str, task_id: str, reason: str):
+        super().__init__(f"{benchmark}: {task_id}: row skipped: {reason}")
+        self.benchmark, self.task_id, self.reason = benchmark, task_id, reason
+
+
 def row_error(benchmark: str, row: Row, what: str, task_id: Any = None) -> RecordError:
     """A ``RecordError`` naming the benchmark, the row (task id and position) and what is wrong."""
     if task_id is None and isinstance(row.data, dict):

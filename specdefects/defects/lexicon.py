@@ -161,8 +161,6 @@ PHRASES: dict[str, tuple[str, ...]] = {
     r"in the list": ("in the collection", "among the items", "in there"),
     r"in the string": ("in the text", "within the text"),
     r"the number of times": ("how often",),
-    r"at the end of": ("after", "at the back of", "following"),
-    r"at the beginning of": ("before", "at the front of", "ahead of"),
 }
 
 # Identifier parts (after splitting on "_" and camelCase). Only parts that are informative enough

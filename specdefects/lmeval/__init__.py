@@ -19,6 +19,8 @@ the Hub dataset :data:`HUB_ID`; lm_eval's ``--metadata '{"data": ..., "revision"
 from __future__ import annotations
 
 import glob
+import json
+import logging
 import os
 from functools import partial
 from pathlib import Path
@@ -27,6 +29,8 @@ from ..builders import BuildError
 from ..builders.local import build_command, fingerprint, local_build
 from ..vocabulary import BENCHMARKS, GROUP, VARIANT_DEFECT, task_name
 from .scoring import process_results, score_completion, score_instruct, score_responses
+
+log = logging.getLogger("specdefects")
 
 HUB_ID = "specdefects/spec-defects"
 DATA_ENV = "SPECDEFECTS_DATA"
@@ -181,7 +185,34 @@ def load_variant(benchmark: str = "humaneval", variant: str = "clean", data: str
     ds = ds.filter(lambda row: _defect_label(row["defect"], names) == variant, desc=None)
     if len(ds) == 0:
         raise SpecDefectsDataError(f"{src}/{benchmark} has no rows with defect={variant}")
+    ds = _runnable_rows(ds, f"{src}/{benchmark} ({variant})")
     return datasets.DatasetDict({"test": ds})
+
+
+def is_runnable(doc: dict) -> bool:
+    """Whether a row has tests a model's answer can be scored on: false where its metadata says
+    ``runnable: false`` (LiveCodeBench rows of the public repackaging whose function name is
+    unknown or which have no public test)."""
+    try:
+        meta = json.loads(doc.get("metadata") or "{}")
+    except (TypeError, ValueError):
+        return True  # not ours to judge here: the scorer reports a malformed row
+    return not (isinstance(meta, dict) and meta.get("runnable") is False)
+
+
+def _runnable_rows(ds, where: str):
+    """``ds`` without the rows :func:`is_runnable` rejects (said once): an answer to them cannot be
+    scored, and counting them as failures would lower pass@1 for the data's sake, not the model's."""
+    if "metadata" not in ds.column_names:
+        return ds
+    keep = [i for i, meta in enumerate(ds["metadata"]) if is_runnable({"metadata": meta})]
+    if len(keep) == len(ds):
+        return ds
+    if not keep:
+        raise SpecDefectsDataError(f"{where}: no row has runnable tests (metadata runnable=false on all {len(ds)})")
+    log.warning("%s: %d of %d rows have no runnable tests (metadata runnable=false) and are left out of scoring",
+                where, len(ds) - len(keep), len(ds))
+    return ds.select(keep)
 
 
 # --------------------------------------------------------------------------- prompts

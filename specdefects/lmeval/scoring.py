@@ -6,8 +6,8 @@ runs :func:`score_responses` (a ``custom`` filter), which sees *all* responses o
 once, extracts the code of each and runs the whole batch through
 :func:`specdefects.execution.run_batch` (a pool of warm sandbox workers).  Each response is
 replaced by a small JSON-safe dict (status, reason, failing test, extracted code, ...) that
-``--log_samples`` writes as the sample's ``filtered_resps``; :func:`process_results` only
-counts them.
+``--log_samples`` writes as the sample's ``filtered_resps`` (with ``tests_scope`` where the data
+says which tests a task holds: LiveCodeBench); :func:`process_results` only counts them.
 
 Bad completions (empty, no code, no function of the entry point's name, code that does not
 parse, text that is not valid UTF-8, more than 1 MB) fail with the reason recorded; they are
@@ -33,6 +33,7 @@ LOGGED_CODE_CHARS = 20_000
 LOGGED_STDERR_CHARS = 1_000
 PASS_KS = (1, 5, 10, 100)
 WORKERS_ENV = "SPECDEFECTS_WORKERS"
+PUBLIC_ONLY_METRIC = "public_tests_only"  # LiveCodeBench tasks: 1.0 = pass@k on public tests only
 
 _task_cache: dict[tuple, Task] = {}
 
@@ -72,6 +73,9 @@ def _fail(reason: str, code: str = "", status: str = "failed") -> dict:
 
 def precheck(completion: Any, task: Task, style: str) -> tuple[str | None, dict | None]:
     """``(program, None)`` for a completion worth running, or ``(None, failure)`` saying why not."""
+    if task.metadata.get("runnable") is False:  # lm-eval's data leaves these out; a caller may not
+        why = task.metadata.get("not_runnable_reason") or "no runnable tests"
+        return None, _fail(f"task not runnable: {why}", status="error")
     if completion is None:
         return None, _fail("no completion (the model returned nothing)")
     if not isinstance(completion, str):
@@ -139,22 +143,30 @@ def score_responses(resps: Sequence[Sequence[Any]], docs: Sequence[dict], style:
             for j in range(len(rs)):
                 out[i][j] = _fail(f"bad dataset row: {e}", status="error")
             continue
+        scope = _scope(task)
         for j, r in enumerate(rs):
             program, failure = precheck(r, task, style)
             if failure is not None:
-                out[i][j] = failure
+                out[i][j] = {**failure, **scope}
             else:
                 items.append((task, program, j))
-                where.append((i, j, program))
+                where.append((i, j, program, scope))
     if items:
         results = run_batch(items, workers=workers or _workers(), limits=limits, sandbox=sandbox, progress=progress)
-        for (i, j, program), res in zip(where, results):
+        for (i, j, program, scope), res in zip(where, results):
             out[i][j] = {"status": res.status, "passed": bool(res.passed), "reason": _reason(res),
                          "failed_test": (res.failed_test or "")[:2000],
                          "stderr": (res.stderr or "")[-LOGGED_STDERR_CHARS:], "code": program[:LOGGED_CODE_CHARS],
-                         "duration_s": round(float(res.duration_s or 0.0), 4), "isolation": res.isolation}
+                         "duration_s": round(float(res.duration_s or 0.0), 4), "isolation": res.isolation, **scope}
     _warn_if_all_empty(out)
     return out  # type: ignore[return-value]
+
+
+def _scope(task: Task) -> dict:
+    """``{"tests_scope": ...}`` for a task whose data says which tests it holds (LiveCodeBench:
+    ``public`` = the statement's examples only, so a pass is an upper bound), else ``{}``."""
+    scope = task.metadata.get("tests_scope")
+    return {"tests_scope": scope} if isinstance(scope, str) else {}
 
 
 def _warn_if_all_empty(scored: list[list[dict | None]]) -> None:
@@ -192,12 +204,29 @@ def _load(s) -> dict:
 
 def process_results(doc: dict, results: list) -> dict:
     """pass@k of one document from the stored scores: ``pass@1`` always, ``pass@k`` for each
-    k in (5, 10, 100) not above the number of samples (``repeats``); unbiased estimator."""
+    k in (5, 10, 100) not above the number of samples (``repeats``); unbiased estimator. A
+    document whose data says which tests it holds (``metadata.tests_scope``: LiveCodeBench) also
+    gets ``public_tests_only`` (1.0 when scored on the statement's public examples alone, so its
+    pass@k is an upper bound of the hidden-test one; 0.0 otherwise)."""
     scores = []
     for r in results:  # one entry per request; each a list of per-repeat dicts
         scores.extend(r if isinstance(r, list) else [r])
     n = len(scores)
-    if n == 0:
-        return {"pass@1": 0.0}
     c = sum(1 for s in scores if _load(s).get("passed") is True)
-    return {f"pass@{k}": pass_at_k(n, c, k) for k in PASS_KS if k <= n}
+    out = {f"pass@{k}": pass_at_k(n, c, k) for k in PASS_KS if k <= n} if n else {"pass@1": 0.0}
+    scope = tests_scope(doc)
+    if scope is not None:
+        out[PUBLIC_ONLY_METRIC] = float(scope == "public")
+    return out
+
+
+def tests_scope(doc: dict) -> str | None:
+    """``metadata.tests_scope`` of a dataset row (``public``, ``public+private``), None when absent."""
+    meta = doc.get("metadata")
+    if isinstance(meta, str):
+        try:
+            meta = json.loads(meta)
+        except ValueError:
+            return None
+    scope = meta.get("tests_scope") if isinstance(meta, dict) else None
+    return scope if isinstance(scope, str) else None

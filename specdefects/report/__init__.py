@@ -31,6 +31,7 @@ from .runs import (
 )
 from .tables import (
     GAP,
+    benchmark_label,
     default_shared_data,
     frame_markdown,
     outcome_frame,
@@ -89,7 +90,7 @@ def write_report(runs: Sequence[Run], out_dir, n_boot: int = 5000, seed: int = 0
 __all__ = [
     "BENCHMARKS", "VARIANTS", "GAP", "Run", "ReportError", "ReportWarning",
     "load_runs", "read_results_file", "model_name", "parse_task_name",
-    "scores_frame", "table4", "table4_numeric", "to_markdown", "to_latex",
+    "scores_frame", "benchmark_label", "table4", "table4_numeric", "to_markdown", "to_latex",
     "per_task_frame", "paired_drops_frame", "outcome_frame", "outcome_table", "frame_markdown", "drop_matrix", "heatmap", "write_report",
     "default_shared_data", "published_csv", "published_frame", "published_table4", "TABLE4_CAPTION",
 ]

@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .runs import BENCHMARK_LABELS, VARIANT_LABELS, Run
-from .tables import GAP, _frame, _grid, _variants
+from .runs import VARIANT_LABELS, Run
+from .tables import GAP, _frame, _grid, _variants, benchmark_label
 
 
 def drop_matrix(data: Sequence[Run] | pd.DataFrame) -> pd.DataFrame:
@@ -22,8 +22,9 @@ def drop_matrix(data: Sequence[Run] | pd.DataFrame) -> pd.DataFrame:
     variants = [v for v in _variants(data) if v != "orig"]
     cols, rows = [], []
     for b in benchmarks:
+        label = benchmark_label(data, b)  # "LiveCodeBench (public tests only)" where so scored
         for v in variants:
-            cols.append(f"{BENCHMARK_LABELS.get(b, b)} {VARIANT_LABELS.get(v, v)}")
+            cols.append(f"{label} {VARIANT_LABELS.get(v, v)}")
     for m in models:
         row = []
         for b in benchmarks:

@@ -22,6 +22,8 @@ from ..vocabulary import BENCHMARK_LABELS, BENCHMARKS, VARIANT_LABELS, VARIANTS,
 
 INSTRUCT_SUFFIX = " (instruct)"  # instruct-style tasks (spec_defects_*_instruct) are a model of their own
 _METRIC = "pass@1"
+_PUBLIC_ONLY_METRIC = "public_tests_only"  # the LiveCodeBench tasks' flag (specdefects.lmeval.scoring)
+PUBLIC_ONLY = "public"  # tests_scope of data whose tests are the statements' public examples only
 _TASK_ID_KEYS = ("task_id", "question_id", "uid", "id")
 
 
@@ -39,14 +41,17 @@ class Run:
 
     ``scores``: (benchmark, variant) -> pass@1 as a fraction in [0, 1]; ``stderr``: the same
     keys -> lm-eval's stderr when reported; ``metric``: (benchmark, variant) -> the key read
-    (``pass@1,none`` ...); ``samples``: per-document rows (model, benchmark, variant, doc_id,
-    task_id, passed) from ``samples_*.jsonl`` files; ``sources``: the results files read.
+    (``pass@1,none`` ...); ``tests_scope``: the same keys -> which tests the data held, where it
+    says (:data:`PUBLIC_ONLY`: LiveCodeBench built from the public repackaging, pass@1 an upper
+    bound; else ``public+private`` or ``mixed``); ``samples``: per-document rows (model, benchmark,
+    variant, doc_id, task_id, passed) from ``samples_*.jsonl`` files; ``sources``: the results files read.
     """
 
     model: str
     scores: dict[tuple[str, str], float] = field(default_factory=dict)
     stderr: dict[tuple[str, str], float] = field(default_factory=dict)
     metric: dict[tuple[str, str], str] = field(default_factory=dict)
+    tests_scope: dict[tuple[str, str], str] = field(default_factory=dict)
     samples: list[dict] = field(default_factory=list)
     sources: list[Path] = field(default_factory=list)
 
@@ -56,7 +61,8 @@ class Run:
     def to_dict(self) -> dict:
         return {"model": self.model, "sources": [str(p) for p in self.sources],
                 "scores": [{"benchmark": b, "variant": v, "pass_at_1": s, "stderr": self.stderr.get((b, v)),
-                            "metric": self.metric.get((b, v))} for (b, v), s in self.scores.items()],
+                            "metric": self.metric.get((b, v)), "tests_scope": self.tests_scope.get((b, v))}
+                           for (b, v), s in self.scores.items()],
                 "n_samples": len(self.samples)}
 
 
@@ -153,8 +159,31 @@ def _read_samples(results_file: Path, task: str, filter_name: str, model: str, b
                      "doc_id": s.get("doc_id"), "task_id": tid if tid is not None else s.get("doc_id"),
                      "passed": int(value) if value in (0.0, 1.0) else value,
                      "outcomes": [outcome(r) for r in _responses(s)],
-                     "description": doc.get("description") if isinstance(doc.get("description"), str) else None})
+                     "description": doc.get("description") if isinstance(doc.get("description"), str) else None,
+                     "tests_scope": _doc_scope(doc)})
     return rows
+
+
+def _scope(public_only, samples: list[dict]) -> str | None:
+    """Which tests a task's data held: from its ``public_tests_only`` metric (the share of documents
+    scored on public tests only), else from the logged documents' ``metadata.tests_scope``."""
+    if isinstance(public_only, (int, float)) and not isinstance(public_only, bool):
+        return PUBLIC_ONLY if public_only == 1 else "public+private" if public_only == 0 else "mixed"
+    scopes = {s.get("tests_scope") for s in samples}
+    if not samples or None in scopes:
+        return None
+    return scopes.pop() if len(scopes) == 1 else "mixed"
+
+
+def _doc_scope(doc: dict) -> str | None:
+    meta = doc.get("metadata")
+    if isinstance(meta, str):
+        try:
+            meta = json.loads(meta)
+        except ValueError:
+            return None
+    scope = meta.get("tests_scope") if isinstance(meta, dict) else None
+    return scope if isinstance(scope, str) else None
 
 
 def _responses(sample: dict) -> list:
@@ -230,7 +259,11 @@ def read_results_file(path: str | Path, fallback_name: str | None = None) -> lis
         se = metrics.get(f"{_METRIC}_stderr,{filt}")
         if isinstance(se, (int, float)) and not isinstance(se, bool):
             run.stderr[key] = float(se)
-        run.samples.extend(_read_samples(path, str(task), filt, run.model, *key))
+        samples = _read_samples(path, str(task), filt, run.model, *key)
+        scope = _scope(metrics.get(f"{_PUBLIC_ONLY_METRIC},{filt}"), samples)
+        if scope:
+            run.tests_scope[key] = scope
+        run.samples.extend(samples)
     # completion-style first, then instruct (stable otherwise)
     return sorted((r for r in runs.values() if r.scores), key=lambda r: r.model.endswith(INSTRUCT_SUFFIX))
 
@@ -266,6 +299,7 @@ def load_runs(paths: str | Path | Iterable[str | Path]) -> list[Run]:
             replaced = set(r.scores)
             merged.scores.update(r.scores)
             merged.stderr = {k: v for k, v in merged.stderr.items() if k not in replaced} | r.stderr
+            merged.tests_scope = {k: v for k, v in merged.tests_scope.items() if k not in replaced} | r.tests_scope
             merged.metric.update(r.metric)
             merged.samples = [s for s in merged.samples if (s["benchmark"], s["variant"]) not in replaced] + r.samples
             merged.sources.append(f)

@@ -19,11 +19,21 @@ from typing import Any
 import pandas as pd
 
 from ..metrics import drops, mcnemar_exact, paired_drops
-from .runs import BENCHMARK_LABELS, BENCHMARKS, VARIANT_LABELS, VARIANTS, ReportWarning, Run, normalize_variant
+from .runs import (
+    BENCHMARK_LABELS,
+    BENCHMARKS,
+    PUBLIC_ONLY,
+    VARIANT_LABELS,
+    VARIANTS,
+    ReportWarning,
+    Run,
+    normalize_variant,
+)
 
 GAP = "–"  # en dash: a model/benchmark/variant without a result
 LONG_COLUMNS = ["model", "benchmark", "variant", "pass_at_1", "abs_drop", "rel_drop_pct", "stderr"]
 PUBLISHED_FILE = "spec_defects_pass_at_1.csv"
+PUBLIC_ONLY_LABEL = "public tests only"
 
 
 def _isnum(x: Any) -> bool:
@@ -53,14 +63,19 @@ def _with_drops(rows: list[dict]) -> pd.DataFrame:
 
 def scores_frame(runs: Sequence[Run]) -> pd.DataFrame:
     """Long frame of runs: model, benchmark, variant, pass_at_1 (percent), abs_drop
-    (percentage points, variant - Orig), rel_drop_pct, stderr (percent). Only cells the runs
-    hold appear; a missing variant is simply absent (a gap in :func:`table4`)."""
+    (percentage points, variant - Orig), rel_drop_pct, stderr (percent), and ``tests_scope``
+    when a run's data says which tests it held (``public``: LiveCodeBench on the statements'
+    public examples only, pass@1 an upper bound). Only cells the runs hold appear; a missing
+    variant is simply absent (a gap in :func:`table4`)."""
     rows = []
     for run in runs:
         for (b, v), s in run.scores.items():
             se = run.stderr.get((b, v))
-            rows.append({"model": run.model, "benchmark": b, "variant": v, "pass_at_1": 100.0 * s,
-                         "stderr": None if se is None else 100.0 * se})
+            row = {"model": run.model, "benchmark": b, "variant": v, "pass_at_1": 100.0 * s,
+                   "stderr": None if se is None else 100.0 * se}
+            if (b, v) in run.tests_scope:
+                row["tests_scope"] = run.tests_scope[(b, v)]
+            rows.append(row)
     if not rows:
         return pd.DataFrame(columns=LONG_COLUMNS)
     return _sort(_with_drops(rows), [r.model for r in runs])
@@ -150,13 +165,29 @@ def _cell(rec: dict | None, variant: str, decimals: int) -> str:
     return f"{value} ({_fmt(delta, decimals, signed=True) if _isnum(delta) else GAP})"
 
 
+def benchmark_label(data: Sequence[Run] | pd.DataFrame, benchmark: str) -> str:
+    """A benchmark's column label: ``LiveCodeBench (public tests only)`` where every cell of it was
+    scored on public tests only (pass@1 an upper bound); a note to see ``scores.csv`` where some were."""
+    label = BENCHMARK_LABELS.get(benchmark, benchmark)
+    df = _frame(data)
+    if "tests_scope" not in df.columns:
+        return label
+    scopes = df.loc[df["benchmark"] == benchmark, "tests_scope"]
+    public = scopes == PUBLIC_ONLY
+    if public.all() and len(scopes):
+        return f"{label} ({PUBLIC_ONLY_LABEL})"
+    return f"{label} ({PUBLIC_ONLY_LABEL} in some runs: see tests_scope in scores.csv)" if public.any() else label
+
+
 def table4(data: Sequence[Run] | pd.DataFrame, decimals: int = 1) -> pd.DataFrame:
     """Display table: index ``Model``, columns (benchmark label, variant label) such as
     ``("HumanEval", "US")``; Orig cells read ``37.2``, defect cells ``29.3 (-7.9)`` (change
-    against Orig in percentage points), missing cells :data:`GAP`. Strings throughout."""
+    against Orig in percentage points), missing cells :data:`GAP`. Strings throughout. A
+    benchmark scored on public tests only is labelled so (:func:`benchmark_label`)."""
     models, benchmarks, cells = _grid(data)
     variants = _variants(data)
-    cols = pd.MultiIndex.from_tuples([(BENCHMARK_LABELS.get(b, b), VARIANT_LABELS.get(v, v))
+    labels = {b: benchmark_label(data, b) for b in benchmarks}
+    cols = pd.MultiIndex.from_tuples([(labels[b], VARIANT_LABELS.get(v, v))
                                       for b in benchmarks for v in variants])
     rows = [[_cell(cells.get((m, b, v)), v, decimals) for b in benchmarks for v in variants] for m in models]
     return pd.DataFrame(rows, index=pd.Index(models, name="Model"), columns=cols)
@@ -307,16 +338,28 @@ def outcome_table(runs: Sequence[Run]) -> pd.DataFrame:
     cols = [o for o in OUTCOME_ORDER if o in wide.columns]
     wide = wide[cols].reset_index()
     wide.columns.name = None
-    return wide
+    return label_public_rows(wide, runs)
+
+
+def label_public_rows(df: pd.DataFrame, runs: Sequence[Run]) -> pd.DataFrame:
+    """A display table's ``benchmark`` cells read ``livecodebench (public tests only)`` on the rows
+    (model, benchmark, variant) whose data held public tests only: their passes are an upper bound."""
+    public = {(r.model, b, v) for r in runs for (b, v), scope in r.tests_scope.items() if scope == PUBLIC_ONLY}
+    if not public or not len(df):
+        return df
+    out = df.copy()
+    out["benchmark"] = [f"{b} ({PUBLIC_ONLY_LABEL})" if (m, b, v) in public else b
+                        for m, b, v in zip(df["model"], df["benchmark"], df["variant"])]
+    return out
 
 
 def paired_drops_frame(runs: Sequence[Run], n_boot: int = 5000, seed: int = 0) -> pd.DataFrame:
     """Paired per-task drops with task-bootstrap 95% intervals, from samples (via
     :func:`specdefects.metrics.paired_drops`): model, benchmark, variant, orig, pass_at_1,
     abs_drop, ci_low, ci_high (percent / percentage points), rel_drop_pct, n_tasks,
-    n_unpaired, and the exact McNemar test of the paired outcomes: orig_only (tasks solved on
-    Orig only), variant_only and mcnemar_p. Cells without 0/1 samples for Orig and the variant (one generation per
-    document) are left out."""
+    n_unpaired, the exact McNemar test of the paired outcomes: orig_only (tasks solved on
+    Orig only), variant_only and mcnemar_p, and tests_scope (``public``: public tests only).
+    Cells without 0/1 samples for Orig and the variant (one generation per document) are left out."""
     out = []
     for run in runs:
         per: dict[str, dict[str, dict]] = {}
@@ -339,8 +382,9 @@ def paired_drops_frame(runs: Sequence[Run], n_boot: int = 5000, seed: int = 0) -
                 out.append({"model": run.model, "benchmark": b, "variant": v,
                             **{k: (100.0 * d[k]) for k in ("orig", "pass_at_1", "abs_drop", "ci_low", "ci_high")},
                             "rel_drop_pct": d["rel_drop_pct"], "n_tasks": d["n_tasks"], "n_unpaired": d["n_unpaired"],
-                            "orig_only": mc["b"], "variant_only": mc["c"], "mcnemar_p": mc["p_value"]})
+                            "orig_only": mc["b"], "variant_only": mc["c"], "mcnemar_p": mc["p_value"],
+                            "tests_scope": run.tests_scope.get((b, v))})
     cols = ["model", "benchmark", "variant", "orig", "pass_at_1", "abs_drop", "ci_low", "ci_high",
-            "rel_drop_pct", "n_tasks", "n_unpaired", "orig_only", "variant_only", "mcnemar_p"]
+            "rel_drop_pct", "n_tasks", "n_unpaired", "orig_only", "variant_only", "mcnemar_p", "tests_scope"]
     df = pd.DataFrame(out, columns=cols)
     return _sort(df, [r.model for r in runs]) if len(df) else df

@@ -20,6 +20,19 @@ AGG = """aggregate_metric_list:
 metadata:
   version: 1.0
 """
+# LiveCodeBench data built from the public repackaging holds only the statements' examples as tests:
+# its tasks report the public_tests_only metric (1 = so), and the group's alias says what that means
+ALIAS_NOTE = {"livecodebench": " (public_tests_only=1 means public tests only, pass@1 an upper bound)"}
+EXTRA_AGG = {"livecodebench": """  - metric: public_tests_only
+    aggregation: mean
+    weight_by_size: true
+"""}
+
+
+def aggregate(benchmark: str | None = None) -> str:
+    """The group's aggregate_metric_list (and metadata), with the benchmark's own extra metrics."""
+    head, sep, tail = AGG.partition("metadata:")
+    return head + EXTRA_AGG.get(benchmark or "", "") + sep + tail
 
 
 def main() -> None:
@@ -39,8 +52,8 @@ def main() -> None:
             group = f"spec_defects_{b}{suffix}"
             top.append(group)
             (HERE / f"{group}.yaml").write_text(
-                f"group: {group}\ngroup_alias: {alias}{' (instruct)' if suffix else ''}\ntask:\n"
-                + "".join(f"  - {n}\n" for n in names) + AGG)
+                f"group: {group}\ngroup_alias: {alias}{' (instruct)' if suffix else ''}{ALIAS_NOTE.get(b, '')}\n"
+                f"task:\n" + "".join(f"  - {n}\n" for n in names) + aggregate(b))
         (HERE / f"spec_defects{suffix}.yaml").write_text(
             f"group: spec_defects{suffix}\ngroup_alias: spec_defects{suffix}\ntask:\n"
             + "".join(f"  - {g}\n" for g in top) + AGG)
