@@ -9,7 +9,7 @@ from conftest import SHARED_DATA, needs_shared_data
 from specdefects.defects import NotApplicable, apply_ops, mutate, mutate_many
 from specdefects.defects._common import build_mutant
 from specdefects.defects.judge import judge_many, judge_rules
-from specdefects.defects.lexicon import IDENT_PARTS
+from specdefects.defects.lexicon import DOMAIN_TERMS, IDENT_PARTS
 from specdefects.records import US_CATEGORIES, Mutant, Task, TestCase
 
 MBPP_PATH = SHARED_DATA / "mbpp" / "mbpp.jsonl"
@@ -95,7 +95,10 @@ def test_only_the_description_changes_outside_lv_renames(all_mutants):
     for _, (_, mutants, _) in all_mutants.items():
         for m in mutants:
             o, t = m.original, m.task
-            if m.defect in ("US", "SF"):
+            if m.defect == "SF":  # SF may also corrupt the prompt's examples or signature, never what is run
+                assert (t.test_code, t.entry_point, t.tests) == (o.test_code, o.entry_point, o.tests)
+                assert o.reference.startswith(o.prompt) or t.reference == o.reference
+            if m.defect == "US":
                 s, e = o.description_span
                 assert t.prompt[:s] == o.prompt[:s]
                 assert t.prompt[t.description_span[1]:] == o.prompt[e:]
@@ -109,7 +112,8 @@ def test_only_the_description_changes_outside_lv_renames(all_mutants):
 
 def test_lv_on_humaneval_and_mbpp(he, mb):
     m = first_seed(he["HumanEval/5"], "LV", lambda m: any(o.before.lower() == "list" for o in m.ops))
-    assert "collection" in m.task.description and "constraint" not in m.task.metadata
+    (op,) = [o for o in m.ops if o.before.lower() == "list"]
+    assert op.after in DOMAIN_TERMS["list"] and op.after in m.task.description and "constraint" not in m.task.metadata
     m = mutate(mb["1"], "LV", seed=0)
     assert isinstance(m, Mutant) and m.task.description != mb["1"].description
     assert judge_rules(m)["compliance"] == 1
@@ -138,7 +142,7 @@ def test_lv_rename_is_consistent_humaneval(he):
     assert new in IDENT_PARTS["delimeter"]
     assert re.search(r"\bdelimeter\b", m.task.prompt) is None
     assert re.search(r"\bdelimeter\b", m.task.reference) is None
-    assert f"'{new}'" in m.task.description and re.search(rf"def intersperse\(.*\b{new}\b", m.task.prompt)
+    assert f"'{new}'" in m.task.description and re.search(rf"def {m.task.entry_point}\(.*\b{new}\b", m.task.prompt)
     compile(m.task.reference, "ref", "exec")
 
 
@@ -376,11 +380,12 @@ def test_sf_keeps_words_and_the_prompt_code(he, mb):
 def test_sf_types_all_occur(all_mutants):
     _, mutants, _ = all_mutants["humaneval"]
     kinds = {m.ops[0].category for m in mutants if m.defect == "SF"}
-    assert {"token", "delimiter", "layout"} <= kinds
+    assert kinds == {"token", "delimiter", "example", "signature"}
     desc = "Return the double.\n>>> f(2)\n4"
     t = crafted(desc)
     m = first_seed(t, "SF", lambda m: m.ops[0].category == "example")
-    assert "4" in m.task.description and "f(2)" in m.task.description
+    d = m.task.description  # the example's form is broken, never its values
+    assert re.findall(r"\d+", d) == ["2", "4"] and "f(2)" not in d and ">>> f" in d
 
 
 def test_sf_never_introduces_quotes_or_backslashes(all_mutants):

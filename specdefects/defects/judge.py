@@ -35,6 +35,7 @@ import re
 from collections import Counter
 
 from ..records import Mutant
+from .lexicon import IDENT_FRAME
 from .under_specification import LEANS_BACK, RATIONALE, TWO_CONDITION_DEFINITION
 
 NUMBER = re.compile(r"(?<![A-Za-z_])-?\d+(?:\.\d+)?")  # not the digits of an identifier (fib4)
@@ -82,15 +83,29 @@ BOILERPLATE = frozenset(
     "returning find finds get gets create creates implement implements given make makes".split())
 
 
+def _ident_parts(name: str) -> Counter:
+    return Counter(p.lower() for p in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", name))
+
+
+def _frame_only_rename(old: str, new: str) -> bool:
+    """find_closet -> get_closet: the parts that changed are all request-frame words."""
+    a, b = _ident_parts(old), _ident_parts(new)
+    gone = set(a - b)
+    return bool(gone) and gone <= IDENT_FRAME and len(a) > len(gone)
+
+
 def boilerplate_only(m: Mutant) -> bool:
     """True when an LV mutant changes only words of the request frame (:data:`BOILERPLATE`): no
     identifier renamed, no annotation changed, no task-relevant word made vaguer."""
-    if any(op.kind.startswith("code_") or op.kind == "rename" for op in m.ops):
+    renames = [op for op in m.ops if op.kind in ("rename", "code_rename")]
+    if any(op.kind == "code_annotation" for op in m.ops):
+        return False
+    if any(not _frame_only_rename(op.before, op.after) for op in renames):
         return False
     before = Counter(w.lower() for w in WORD.findall(m.original.description))
     after = Counter(w.lower() for w in WORD.findall(m.task.description))
     removed = {w for w, n in before.items() if n > after.get(w, 0)}
-    return bool(removed) and removed <= BOILERPLATE
+    return bool(removed or renames) and removed <= BOILERPLATE
 
 
 # words whose replacement in prose changes the task instead of blurring it: a number kind, a class

@@ -87,7 +87,8 @@ def _lexical_groups(desc: str, prot) -> list[Group]:
         noun_use = DETERMINER_BEFORE.search(before) or re.match(r"\s*[.,;:!?]", desc[m.end():])
         if lw in ACTION_VERBS and not noun_use:
             found.setdefault(("verb", lw), []).append((m.start(), m.end(), w))
-        elif lw in DOMAIN_TERMS and not INFINITIVE_BEFORE.search(before) and not sentence_start:
+        elif lw in DOMAIN_TERMS and not INFINITIVE_BEFORE.search(before) and not sentence_start and \
+                not _modifies_next_noun(desc, m.end()):
             found.setdefault(("synonym", lw), []).append((m.start(), m.end(), w))
     return [(k, w, occ, ACTION_VERBS[w] if k == "verb" else DOMAIN_TERMS[w]) for (k, w), occ in sorted(found.items())]
 
@@ -103,6 +104,13 @@ def protected(desc: str) -> list[tuple[int, int]]:
     spans = protected_spans(desc)
     m = FORMAL_HEADER.search(desc)
     return spans + [(m.start(), len(desc))] if m else spans
+
+
+def _modifies_next_noun(desc: str, end: int) -> bool:
+    """A noun that modifies the next one ("string sequence", "tuple list"): replacing it garbles the
+    compound ("piece of text succession"), so only the head noun may change."""
+    nxt = re.match(r" ([A-Za-z]+)", desc[end:end + 30])
+    return bool(nxt) and nxt.group(1).lower() in DOMAIN_TERMS
 
 
 def _phrase_groups(desc: str, prot) -> list[Group]:

@@ -26,7 +26,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..defects import under_specification as US
-from ..defects.lexicon import ACTION_VERBS, DOMAIN_TERMS
+from ..defects.lexicon import ACTION_VERBS, DOMAIN_TERMS, alternatives
 from ..records import US_CATEGORIES
 from . import evidence as E
 
@@ -45,7 +45,7 @@ SHAPES = (("double_space", r"(?<=\S) {2,}"), ("tab", r"\t"), ("space_comma", r" 
 @lru_cache(maxsize=1)
 def _lexicon_res() -> dict:
     precise = {k.lower() for k in list(DOMAIN_TERMS) + list(ACTION_VERBS)}
-    vague = {v.lower() for v in list(DOMAIN_TERMS.values()) + list(ACTION_VERBS.values())}
+    vague = {v.lower() for v in alternatives(DOMAIN_TERMS) | alternatives(ACTION_VERBS)}
 
     def rx(words):
         return re.compile(r"\b(" + "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)) + r")\b", re.I)
