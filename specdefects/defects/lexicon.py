@@ -63,6 +63,10 @@ DOMAIN_TERMS: dict[str, tuple[str, ...]] = {
     "length": ("size", "extent"), "lengths": ("sizes", "extents"),
     "occurrence": ("instance", "appearance", "showing"), "occurrences": ("instances", "appearances"),
     "frequency": ("rate", "prevalence"), "frequencies": ("rates",),
+    # story nouns of contest statements (AtCoder: "the price of the i-th product", "Takahashi's rating")
+    "price": ("cost", "amount"), "prices": ("costs", "amounts"), "height": ("size", "tallness"),
+    "heights": ("sizes",), "rating": ("score", "standing"), "ratings": ("scores", "standings"),
+    "person": ("individual", "someone"), "people": ("individuals", "folks"), "stamina": ("energy", "strength"),
     "key": ("label", "tag", "name"), "keys": ("labels", "tags", "names"),
     # graphs, grids, misc
     "node": ("point", "spot", "place"), "nodes": ("points", "spots", "places"),
