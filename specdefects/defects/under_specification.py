@@ -198,7 +198,7 @@ PHRASES: list[tuple[str, int, re.Pattern]] = [
                                     r"(?:\s*(?:<=|<|≤)\s*[\w^*.]+)?", I)),
     ("numeric_bound", 1, re.compile(r"\s*\(\s*-?\d+\s*(?:<=|<|≤)[^()\n]*\)", I)),
     ("numeric_bound", 1, re.compile(r",?\s+between\s+-?\d+\s+and\s+-?\d+(?:,?\s+inclusive)?", I)),
-    ("numeric_bound", 1, re.compile(r",?\s+(?:up to|at most|at least|no more than|not exceeding|less than|"
+    ("numeric_bound", 1, re.compile(r",?\s+(?:up to|at most|at least|no more than|not exceeding|less than|(?<!no )more than|fewer than|"
                                     r"greater than|smaller than|larger than|longer than|shorter than)\s+(?:\d[\d,^*]*|"
                                     r"[nNkKm]|(?:a|the)\s+(?:given|specified)\s+(?:[\w-]+\s+)?(?:numbers?|values?|integers?|limits?|lengths?|"
                                     r"sizes?|bounds?|thresholds?|n|k|m))(?![\w-])(?!\s*\()", I)),
