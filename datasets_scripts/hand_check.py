@@ -63,6 +63,9 @@ def main(argv=None) -> int:
     s.add_argument("--labels", default=str(hc.STORED))
     s.add_argument("--json", help="also write the cells to this JSON file")
     args = ap.parse_args(argv)
+    bad = [x for x in args.source if "=" not in x]
+    if bad:
+        ap.error(f"--source takes BENCH=PATH, got {bad[0]!r}")
     sources = dict(x.split("=", 1) for x in args.source)
     tasks = _load(sources, args.benchmarks)
     if args.cmd == "draw":
@@ -81,7 +84,11 @@ def main(argv=None) -> int:
                 f.write("\n")
         print(f"drew {len(drawn)} mutants -> {args.out}, sheet {args.sheet}")
         return 0
-    rows = hc.read_labels(args.labels)
+    try:
+        rows = hc.read_labels(args.labels)
+    except hc.HandCheckError as e:
+        print(f"hand_check.py score: {e}", file=sys.stderr)
+        return 2
     from specdefects.defects import mutate
 
     by_id = {b: {t.task_id: t for t in ts} for b, ts in tasks.items()}

@@ -283,11 +283,19 @@ def test_us_does_not_delete_a_restated_constraint():
     assert all(isinstance(o, str) for o in _us_outcomes("Return the sorted list. The list should be sorted."))
 
 
+@pytest.mark.parametrize("text", ["Write a function to find the maximum of two numbers.",
+                                  "Write a function to find the n-th Fibonacci number.",
+                                  "Write a function to find the k smallest elements of a list.",
+                                  "Return True if n is even, and False otherwise."])
+def test_us_never_deletes_what_the_call_or_a_predicate_still_says(text):
+    # how many inputs, which one, how many (the call's arguments say it) and the complement of a
+    # yes/no predicate: the hand check found nothing lost when these were deleted
+    assert all(isinstance(o, str) for o in _us_outcomes(text)), _us_outcomes(text)
+
+
 US_FORMS = [  # (description, category, deleted text, mutated description): one candidate each
     ("Return the sum of all numbers between 1 and 100.", "numeric_bound", " between 1 and 100",
      "Return the sum of all numbers."),
-    ("Write a function to find the maximum of two numbers.", "input_precondition", "two ",  # how many inputs
-     "Write a function to find the maximum of numbers."),
     ("Write a function to shortlist words from a list, each of length 5.", "numeric_bound", ", each of length 5",
      "Write a function to shortlist words from a list."),
     ("Write a function to sort a list of tuples by the second item.", "ordering", " by the second item",
@@ -425,14 +433,14 @@ def test_bad_arguments():
 
 # US coverage: the rule engine deletes only real constraints (never an implementation hint
 # such as "using regex", a bare mention of the input such as "in the given list", a
-# restatement or the request itself). 40 HumanEval descriptions ("Return n-th Fibonacci
-# number.") and ~575 one-line MBPP requests ("Write a function to find the area of a
-# trapezium.", "... using lambda function.") state nothing else, so rules reach ~75% / ~41%
-# where the study's LLM engine reached 160/164 and 974/974. These are floors just under the
-# measured values (HumanEval 123/164, MBPP 398/974 at seed 0), not the 95% bar: precision
-# comes first (hand-checked on fresh samples: 117 of 120 deletions were real constraints).
-COVERAGE_BARS = {("humaneval", "LV"): 0.95, ("humaneval", "SF"): 0.95, ("humaneval", "US"): 0.73,
-                 ("mbpp", "LV"): 0.95, ("mbpp", "SF"): 0.95, ("mbpp", "US"): 0.33}
+# restatement, the request itself, the arity the call states or a predicate's "False
+# otherwise"). About 35 HumanEval descriptions ("Return n-th Fibonacci number.") and ~730
+# one-line MBPP requests ("Write a function to find the area of a trapezium.", "... of two
+# numbers") state nothing else, so rules reach ~77% / ~25% where the study's LLM engine reached
+# 160/164 and 974/974. These are floors just under the measured values (HumanEval 127/164, MBPP
+# 245/974 at seed 0), not the 95% bar: precision comes first (see the hand check in the card).
+COVERAGE_BARS = {("humaneval", "LV"): 0.95, ("humaneval", "SF"): 0.95, ("humaneval", "US"): 0.75,
+                 ("mbpp", "LV"): 0.95, ("mbpp", "SF"): 0.95, ("mbpp", "US"): 0.24}
 COMPLIANCE_BARS = {"LV": 0.95, "SF": 0.95, "US": 0.85}
 
 

@@ -185,12 +185,13 @@ def _punct_edits(desc: str, prot) -> list[Edit]:
 
 
 def _stray_edits(desc: str, prot) -> list[Edit]:
-    """A comma or semicolon where none belongs, between two words of a line: the delimiter
-    corruption a one-line request ("Write a function to ...") still offers."""
+    """A comma where none belongs, between two words of a line: the delimiter corruption a
+    one-line request ("Write a function to ...") still offers (a semicolon there is no slip a
+    person makes: the hand check read "that; are" as machine noise)."""
     out = []
     for m in re.finditer(r"(?<=[A-Za-z]{3}) (?=[A-Za-z]{2})", desc):
         if not overlaps(m.span(), prot):
-            out.append(Edit(m.start(), m.end(), " ", (", ", "; "), "punctuation"))
+            out.append(Edit(m.start(), m.end(), " ", (", ",), "punctuation"))
     return out
 
 
@@ -215,11 +216,13 @@ def _extra_edits(desc: str, prot) -> list[Edit]:
 def _data_edits(text: str, a: int, b: int, kind: str, skip) -> list[Edit]:
     """Brackets, commas and closing quotes of example values in ``text[a:b]`` (letters, digits
     and ``=``/``-`` signs are left alone; dropping both quotes would make a string a name)."""
-    closing = {m.end() - 1 for m in re.finditer(r"(['\"])[^'\"\n]*\1", text[a:b])}
+    literals = [m.span() for m in re.finditer(r"(['\"])[^'\"\n]*\1", text[a:b])]
+    closing = {e - 1 for _, e in literals}
+    inside = {i for s, e in literals for i in range(s + 1, e - 1)}  # ")(()" is the example's data, not its form
     out = []
     for i in range(a, b):
         c, prev, nxt = text[i], text[i - 1:i], text[i + 1:i + 2]
-        if prev == "\\" or overlaps((i, i + 1), skip):
+        if prev == "\\" or overlaps((i, i + 1), skip) or i - a in inside:
             continue
         if c in "[(":
             opts = ("(",) if c == "[" else ("[",)
@@ -347,18 +350,6 @@ def _top_level_parts(text: str, a: int, b: int) -> list[tuple[int, int]]:
     return [(s, e) for s, e in parts if text[s:e].strip()]
 
 
-def _wrap(text: str, s: int, e: int) -> Edit | None:
-    """Redundant brackets around the annotation ``text[s:e]`` (trimmed)."""
-    while s < e and text[s].isspace():
-        s += 1
-    while e > s and text[e - 1].isspace():
-        e -= 1
-    ann = text[s:e]
-    if not ann or ann.startswith("("):
-        return None
-    return Edit(s, e, ann, (f"({ann})",), "code_signature")
-
-
 def _signature_edits(task: Task) -> list[Edit]:
     """Edits of the entry point's ``def`` line. In a prompt that is Python code only forms that
     still parse and mean the same; in a prompt that is not (a starter-code block inside a
@@ -375,14 +366,7 @@ def _signature_edits(task: Task) -> list[Edit]:
     last = p[params[-1][0]:params[-1][1]].strip() if params else ""
     if params and last not in ("*", "/") and not p[params[-1][1]:close].strip():
         out.append(Edit(close, close + 1, ")", (",)",), "code_signature"))
-    for s, e in params:
-        d = _top_level_char(p, s, e, ":")
-        if d is not None:
-            eq = _top_level_char(p, d + 1, e, "=")
-            out.append(_wrap(p, d + 1, eq if eq is not None else e))
     arrow = p.find("->", close, colon)
-    if arrow > 0:
-        out.append(_wrap(p, arrow + 2, colon))
     for m in re.finditer(r"\b(\w+)\[", p[opened:colon]):
         br = _closing(p, opened + m.end() - 1)
         if br < 0:

@@ -222,7 +222,8 @@ PHRASES: list[tuple[str, int, re.Pattern]] = [
                                     r"comma|newlines?)\b(?:\s+or\s+(?:spaces|space|commas|comma|newlines?)\b)?", I)),
     ("output_edge_case", 1, re.compile(r",?\s+(?:or|and)\s+(?:return\s+)?(?:None|-1|0|False|True|an empty \w+|"
                                        r"\"[^\"\n]*\"|'[^'\n]*')\s+(?:if|when|otherwise|in case)\b[^.;\n]*", I)),
-    ("output_edge_case", 1, re.compile(r",?\s+(?:or|and)\s+(?:return\s+)?(?:None|-1|0|False|True|false|true)\s+"
+    # (not "and False otherwise" after "return True if ...": a predicate's complement says nothing more)
+    ("output_edge_case", 1, re.compile(r",?\s+(?:or|and)\s+(?:return\s+)?(?:None|-1|0)\s+"
                                        r"(?:otherwise|in other cases|else)\b", I)),
     ("output_edge_case", 1, re.compile(r",?\s+(?:and\s+)?return\s+(?:None|-1|0|an empty \w+)\s+"
                                        r"(?:if|when|in case|for)\b(?=[^.;]*?(?:" + STRONG_EDGE.pattern + r"))"
@@ -286,13 +287,6 @@ PHRASES: list[tuple[str, int, re.Pattern]] = [
                                        r"(?<!\bas)(?<!\beven)(?<!return true)(?<!return false),?\s+(?:if|when|unless)\s+"
                                        r"(?!it\b(?!\s+(?:does|is)\s+not))(?=[^.;:,\n]*(?:" + EDGE.pattern + r"))"
                                        r"[^.;:,\n]{3,60}?(?=\s*(?:[.;:?!]|$))(?<!or not)", I)),
-    # how many inputs, which one, how many items ("the maximum of[ two] numbers", "the[ n-th] term",
-    # "maximum[ k] elements"): the tests call with that many, ask for that one, count that many
-    ("input_precondition", 2, re.compile(r"(?<=\s)(?:two|three|four)\s+(?=(?:given\s+)?(?:[\w-]+\s+)?(?:numbers|integers|lists|"
-                                         r"strings|arrays|tuples|dictionaries|sets|words|points|floats|matrices)\b)", I)),
-    ("numeric_bound", 2, re.compile(r"(?<=\s)(?:n|k|m)(?:-|')?th\s+(?=[a-z])", I)),
-    ("numeric_bound", 2, re.compile(r"(?<=\s)(?:k|n|m)\s+(?=(?:[\w-]+\s+)?(?:elements|numbers|items|characters|words|"
-                                    r"digits|values|integers|times|places|positions|bits|rows|columns)\b)")),
     # what to join or fill with ("concatenate each element[ by the delimiter]")
     ("formula", 2, re.compile(r"(?<=\w)\s+(?:by|with)\s+(?:the\s+|a\s+|an\s+|any\s+)?(?:given\s+|specified\s+)?"
                               r"(?:delimiter|separator|character|symbol|padding)\b" + END, I)),
@@ -307,7 +301,8 @@ PHRASES: list[tuple[str, int, re.Pattern]] = [
                                          r"(?=\s*[.;]|$)", I)),
     ("output_format", 1, re.compile(r",?\s+(?:round|rounding)\s+[^.;\n]{3,80}?(?=\s*[.;]|$)", I)),
     ("output_edge_case", 1, re.compile(r",?\s+and\s+if\s+[^.;\n]{3,120}?(?=\s*[.;]|$)", I)),
-    ("output_edge_case", 1, re.compile(r",?\s+and\s+(?:should\s+)?return\s+[^.;,\n]{1,40}?\s+otherwise\b", I)),
+    ("output_edge_case", 1, re.compile(r",?\s+and\s+(?:should\s+)?return\s+(?!(?:True|False|true|false)\s)"
+                                       r"[^.;,\n]{1,40}?\s+otherwise\b", I)),
     ("output_format", 1, re.compile(r"\s+also(?=\s+as\s+an?\s+(?:tuple|list|string|integer|float|set|dictionary)\b)"
                                     r"\s+as\s+an?\s+\w+", I)),
     ("input_precondition", 1, re.compile(r"\s+(?:consisting|consists)\s+(?:only\s+)?of\s+(?:only\s+)?\d+s\s+and\s+\d+s\b",
@@ -432,6 +427,9 @@ def candidates(desc: str) -> list[tuple[str, int, int, int]]:
                 continue  # "return a tuple[ that has the number of even and odd digits]" is the request itself
             if text.lstrip().startswith("(") and cat == "formula" and not _informative_parenthetical(text):
                 continue
+            if cat == "output_edge_case" and re.match(r",?\s+(or|and)\s+(return\s+)?(true|false)\s+(otherwise|else|"
+                                                      r"in other cases)\b", text, I):
+                continue  # "return True if ..., and False otherwise": a predicate's complement says nothing more
             if cat == "ordering" and re.match(r",?\s+(by|based|according|on)\b", text, I):
                 sent_start = max(desc.rfind(".", 0, m.start()), desc.rfind("\n", 0, m.start())) + 1
                 if not re.search(r"\bsort(s|ed|ing)?\b", desc[sent_start:m.start()], I):
@@ -441,6 +439,10 @@ def candidates(desc: str) -> list[tuple[str, int, int, int]]:
                     or re.search(r"\b(first|last)\s+(and|or)\s+(the\s+)?(first|last)\b", desc, I)):
                 continue  # "the first tuple ... the second tuple" name arguments; "first and last" go together
             out.append((cat, tier, m.start(), m.end()))
+    if _constraint_lines(desc):
+        # a contest statement states each precondition twice, in the prose ("N positive integers") and as
+        # constraints ("1 <= A_i", "All input values are integers"): deleting one copy loses nothing
+        out = [c for c in out if c[0] != "input_precondition"]
     return out
 
 
@@ -604,6 +606,12 @@ def _name_parts(entry_point: str) -> set[str]:
 
 
 NUMBER_WORDS = {"one": "1", "two": "2", "three": "3", "four": "4"}
+# a name part and the words that say the same in prose (max_Prime_Factors: "largest"; tuple_to_float: "floating")
+NAME_SYNONYMS = {"max": ("largest", "maximum", "biggest", "greatest", "highest", "longest"),
+                 "min": ("smallest", "minimum", "least", "lowest", "shortest"),
+                 "float": ("floating", "decimal"), "str": ("string",), "int": ("integer",), "num": ("number",),
+                 "rev": ("reverse", "reversed"), "sort": ("sorted", "order"), "dict": ("dictionary",),
+                 "avg": ("average", "mean")}
 
 
 def _still_named(deleted: str, named: set[str]) -> bool:
@@ -614,7 +622,7 @@ def _still_named(deleted: str, named: set[str]) -> bool:
         return False
 
     def in_name(w: str) -> bool:
-        return NUMBER_WORDS.get(w) in named or any(
+        return NUMBER_WORDS.get(w) in named or any(w in NAME_SYNONYMS.get(p, ()) for p in named) or any(
             w == p or (len(p) >= 3 and len(w) >= 3 and (w.startswith(p) or p.startswith(w))) for p in named)
     return all(in_name(w) for w in words)
 
