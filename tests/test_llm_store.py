@@ -3,6 +3,7 @@ and builds that read the stores, against the in-test fake OpenAI server of test_
 The same steps with a real model are results (results/llm-mutants), not tests."""
 
 import json
+import re
 import warnings
 
 import pytest
@@ -17,8 +18,9 @@ from specdefects.defects.llm_runs import dataset_mutants, generate, judge, rules
 from specdefects.defects.llm_store import JudgeStore, MutantStore, StoreError, sha256_text, stored_path
 from specdefects.records import Mutant
 
-HE11 = "HumanEval/11"  # the rule engine makes no US mutant of it; " consisting only of 1s and 0s" is one
-US_HE11 = json.dumps({"deleted": " consisting only of 1s and 0s", "category": "input_precondition"})
+HE11 = "HumanEval/95"  # the rule engine makes no US mutant of it (its edge case has a typo: "False is the ..."); the LLM deletes it
+US_HE11 = json.dumps({"deleted": "\nThe function should return False is the given dictionary is empty.",
+                      "category": "output_edge_case"})
 
 
 def answers(judge_score=1, us=US_HE11, lv=None, sf=None):
@@ -112,7 +114,7 @@ def test_generate_stores_resumes_and_rebuilds(tmp_path, he):
     assert rec["judge"]["llm_compliance"] == 1 and rec["judge"]["rules_compliance"] == 1
     m = MutantStore(store).rebuild(he[HE11], "US")
     assert isinstance(m, Mutant) and m.engine == "llm" and "1s and 0s" not in m.task.description
-    assert m.task.metadata["us_category"] == "input_precondition"
+    assert m.task.metadata["us_category"] == "output_edge_case"
     changed = he[HE11].with_description(he[HE11].description + " Extra.")
     assert MutantStore(store).rebuild(changed, "US") is None  # never applied to another text
 
@@ -154,10 +156,10 @@ def test_build_fills_rule_skips_from_the_store_and_shows_both_judges(tmp_path, h
     assert [m.engine for m in mutants if m.defect == "US"] == ["rules", "llm"]
 
     out = tmp_path / "build"
-    r = build_spec_defects(out, limit=12, llm_store=folder, progress=False)  # HumanEval/0..11
+    r = build_spec_defects(out, limit=96, llm_store=folder, progress=False)  # HumanEval/0..95
     n_us = r.counts["humaneval"]["US"]
     assert r.engines["humaneval"]["US"] == {"rules": n_us - 1, "llm": 1} and not r.mutator_bugs
-    assert any(s.task_id == "HumanEval/0" and s.reason.startswith("rules: ") for s in r.skipped)
+    assert any(s.task_id == "HumanEval/9" and s.reason.startswith("rules: ") for s in r.skipped)
     ds = datasets.load_dataset(str(out), "humaneval", split="test")
     us = [row for row in ds if row["task_id"] == HE11 and row["defect"] == 2]
     assert len(us) == 1 and us[0]["engine"] == "llm" and us[0]["invariance"] == "passed"
@@ -167,8 +169,10 @@ def test_build_fills_rule_skips_from_the_store_and_shows_both_judges(tmp_path, h
     assert {row["task_id"] for row in judged_rows} == {"HumanEval/10", HE11}  # only what was judged
     assert all(row["llm_compliance"] is None for row in ds if row["defect"] == 0)
     card = (out / "README.md").read_text()
-    assert f"| humaneval | US | {n_us} | {n_us - 1} / 1 | 100.0 | 100.0 | 2 | 100.0 | 100.0 | 160 | 89 | 81 |" in card
-    rules_only = build_spec_defects(tmp_path / "rules", limit=12, llm_store=None, progress=False)
+    # rule judge | the hand check (on the labelled mutants this build has) | the LLM judge | the study
+    assert re.search(rf"\| humaneval \| US \| {n_us} \| {n_us - 1} / 1 \| 100.0 \| 100.0 \| [^|]+\|[^|]+\|[^|]+\| "
+                     r"2 \| 100.0 \| 100.0 \| 160 \| 89 \| 81 \|", card), card
+    rules_only = build_spec_defects(tmp_path / "rules", limit=96, llm_store=None, progress=False)
     assert rules_only.engines["humaneval"]["US"] == {"rules": n_us - 1}
     assert any(s.task_id == HE11 and s.defect == "US" for s in rules_only.skipped)
 
@@ -227,20 +231,27 @@ def test_bad_model_answers_end_as_rejected_attempts_with_reasons(tmp_path, reply
     assert why in rec["reason"] and all(why in a["reason"] for a in rec["attempts"]), rec
 
 
-def test_the_stores_that_ship_load_rebuild_and_match_todays_mutants(he):
-    """The package's stored LLM work is read by every default build: it must parse, its accepted
-    mutants must rebuild, and its judge scores must belong to today's rule-made texts (a change
-    to the rule engine makes them stale: re-run `specdefects mutants judge`)."""
+def test_the_stores_that_ship_load_and_score_only_the_texts_they_judged(he):
+    """The package's stored LLM work is read by every default build: it must parse and be what it
+    says (the 1.5B's rejected attempts, each with its reason), and a judge score attaches only to
+    the exact text that was judged. The stores were made against the rule engine of 2026-11 (before
+    issue 25's engines): a pair the rules now cover is never read, a mutant the engine now writes
+    differently gets no LLM score (llm_compliance stays empty) until `specdefects mutants judge`
+    is re-run."""
     from specdefects.defects import mutate_many
 
     store = MutantStore(stored_path("mutants", "humaneval"))
     assert len(store) == 41 and {r["model"] for r in store.records.values()} == {"qwen2.5-coder-1.5b-instruct"}
     assert all(r["status"] == "rejected" and r["reason"] and r["attempts"] for r in store.records.values())
     skipped = {t.task_id for t, _ in rules_skipped(list(he.values()), ["US"], 0)}
-    assert {uid.split("/", 1)[1] for uid, _ in store.records} == skipped  # one record per pair the rules skip
+    assert len(skipped & {uid.split("/", 1)[1] for uid, _ in store.records}) >= 30
     js = JudgeStore(stored_path("judge", "humaneval"))
     mutants, _ = mutate_many(list(he.values()), ("LV", "US", "SF"), progress=False)
-    assert all(js.get(m) is not None for m in mutants), "stale judge scores: re-run specdefects mutants judge"
+    scored = [m for m in mutants if js.get(m) is not None]
+    assert scored and all(js.get(m)["description_sha256"] == sha256_text(m.task.description) for m in scored)
+    m = scored[0]
+    changed = Mutant(m.original, m.task.with_description(m.task.description + " Also."), m.defect, m.ops)
+    assert js.get(changed) is None, "a text the judge never saw must get no score"
 
 
 @needs_shared_data
