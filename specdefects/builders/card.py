@@ -15,9 +15,11 @@ from .diff import mark_changes
 
 TAXONOMY = {
     "LV": ("Lexical Vagueness",
-           "precise words are replaced by vaguer ones (synonyms, weaker verbs) and identifiers may be renamed "
-           "to uninformative names; every constraint, number and sentence stays.",
-           "Return the [-sum-]{+total+} of the [-positive-]{+suitable+} numbers"),
+           "1-5 task terms are made vaguer: a word or phrase replaced by one of several vaguer alternatives drawn "
+           "by seed (list -> collection/bunch/group), the function or a parameter renamed to a less telling name "
+           "consistently in code, examples and tests; request-frame words alone (\"Write a function\", "
+           "\"Return\") never count, and every constraint, number and sentence stays.",
+           "Return the [-sum-]{+total+} of the numbers in the [-list-]{+collection+}"),
     "US": ("Under-Specification",
            "exactly one constraint (a numeric bound, an ordering, an input precondition, an output edge case, "
            "a formula, error handling or the output format) is deleted; the rest is unchanged. Never deleted, "
@@ -26,9 +28,11 @@ TAXONOMY = {
            "else (many one-line MBPP requests) has no US row and is listed with its reason.",
            "Return the list sorted[- in ascending order-]."),
     "SF": ("Syntax/Formatting",
-           "character-level corruption: typos, dropped or doubled punctuation, broken whitespace or casing; "
-           "the words stay recognisable.",
-           "Return the [-number-]{+nubmer+} of vowels[-.-]"),
+           "visible corruption of form: typos, dropped, doubled or swapped punctuation, broken brackets or "
+           "quotes in the examples (doctests, asserts, sample blocks) and in the signature (only forms that "
+           "still parse where the prompt is executed); every mutant has a visible change in its prose, no "
+           "number or word of data changes.",
+           "Return the [-number-]{+nubmer+} of vowels[-.-]{+,+}"),
 }
 
 

@@ -38,6 +38,7 @@ from ..records import Mutant
 from .lexicon import IDENT_FRAME
 from .under_specification import LEANS_BACK, RATIONALE, TWO_CONDITION_DEFINITION
 
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f]")
 NUMBER = re.compile(r"(?<![A-Za-z_])-?\d+(?:\.\d+)?")  # not the digits of an identifier (fib4)
 CONSTRAINT_WORDS = re.compile(
     r"\b(ascending|descending|increasing|decreasing|sorted|order|positive|negative|non-negative|non-empty|empty|"
@@ -375,7 +376,8 @@ def _orphans(text: str) -> int:
 def naturalness(m: Mutant) -> dict[str, int]:
     o, n = m.original.description, m.task.description
     if m.defect == "SF":
-        ok = int(len(m.ops) <= 6 and not re.search(r"[\x00-\x08\x0b-\x1f]", n.replace("\t", "")))
+        # control characters the mutant added (407 LiveCodeBench statements carry their own \r)
+        ok = int(len(m.ops) <= 6 and len(CONTROL.findall(n.replace("\t", ""))) <= len(CONTROL.findall(o.replace("\t", ""))))
         return {"naturalness": ok}
     checks = {
         "no_doubled_space": re.sub(r"\n[ \t]*", "\n", n).count("  ") <= re.sub(r"\n[ \t]*", "\n", o).count("  "),
