@@ -118,9 +118,9 @@ def test_evaluate(trained, data, tmp_path, capsys):
 
 
 def test_check_cli(trained, home, tmp_path, capsys):
-    assert main(["check", "Write a functon to figure out the collection of values,, sorted (ascending."]) == 0
+    assert main(["check", "Write a functon to get rid of the collection of values,, sorted (ascending."]) == 0
     text = capsys.readouterr().out
-    assert text.split()[0] in LABELS and "figure out" in text and "functon" in text and "',,'" in text
+    assert text.split()[0] in LABELS and "get rid of" in text and "functon" in text and "',,'" in text
     assert main(["check", "--json", "Return the sum of a list."]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["label"] in LABELS and abs(sum(d["probabilities"].values()) - 1) < 1e-3
@@ -160,8 +160,8 @@ def test_check_cli(trained, home, tmp_path, capsys):
 
 def test_evidence():
     from specdefects.validator.evidence import evidence
-    ev = evidence("Write a functon that figures out the collection\tof values ,, (sorted.")
-    assert [v["word"] for v in ev["vague_words"]] == ["figures out", "collection"]
+    ev = evidence("Write a functon that gets rid of the collection\tof numbers ,, (sorted.")
+    assert [v["word"] for v in ev["vague_words"]] == ["gets rid of", "collection"]
     assert ev["typos"][0]["suggestion"] == "function"
     issues = {f["issue"] for f in ev["format_issues"]}
     assert {"tab character", "doubled punctuation", "unbalanced bracket"} <= issues
@@ -205,7 +205,7 @@ class FakeOpenAI:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 srv.requests.append(body)
                 last = body["messages"][-1]["content"]
-                reply = ("The label is LV." if "collection" in last or "figure out" in last else
+                reply = ("The label is LV." if "collection" in last or "get rid of" in last else
                          "SF" if "  " in last else "I am not sure" if "banana" in last else "clean")
                 self._send({"choices": [{"message": {"role": "assistant", "content": reply}}]})
 

@@ -138,9 +138,9 @@ def test_check_with_hybrid_imports_no_torch(hybrid, home, tmp_path):
 
 def test_hybrid_check_cli(hybrid, capsys):
     model = str(hybrid / "model")
-    assert main(["check", "--model", model, "Write a functon to figure out the collection of values,, sorted."]) == 0
+    assert main(["check", "--model", model, "Write a functon to get rid of the collection of values,, sorted."]) == 0
     text = capsys.readouterr().out
-    assert text.split()[0] in LABELS and "functon" in text and "figure out" in text
+    assert text.split()[0] in LABELS and "functon" in text and "get rid of" in text
     assert main(["check", "--model", model, "--json", "Return the sum of a list."]) == 0
     d = json.loads(capsys.readouterr().out)
     assert abs(sum(d["probabilities"].values()) - 1) < 1e-3

@@ -81,7 +81,8 @@ def _edit_distance(a: str, b: str, cap: int = 3) -> int:
 # an LV mutant that edits only these words makes nothing about the task vaguer
 BOILERPLATE = frozenset(
     "write writes function functions python program programs code method methods routine return returns returned "
-    "returning find finds get gets create creates implement implements given make makes".split())
+    "returning find finds get gets create creates implement implements given make makes compute computes "
+    "calculate calculates check checks determine determines evaluate evaluates".split())
 
 
 def _ident_parts(name: str) -> Counter:

@@ -65,8 +65,14 @@ SENSE_GUARDS = {  # word -> what may not follow it (the word then means somethin
     "number": re.compile(r"\s+of\b"), "numbers": re.compile(r"\s+of\b"),
     "value": re.compile(r"\s+of\s+(?:the\s+)?(?:key|keys)\b"),
 }
+# a kind of number is its own term ("natural numbers", "the n'th star number"): "natural values" says another thing
+NUMBER_KIND = re.compile(r"\b(?:natural|prime|star|real|whole|complex|perfect|even|odd|rational|irrational|"
+                         r"fibonacci|lucas|catalan|harmonic|triangular|square|cube|happy|lucky|armstrong|"
+                         r"polite|magic|ugly|random|floating|decimal|binary|negative|positive)\s+$", re.I)
 SENSE_GUARDS_BEFORE = {  # word -> what may not precede it ("blank spaces" would become "blank blanks")
     "spaces": re.compile(r"\bblank\s+$", re.I), "space": re.compile(r"\bblank\s+$", re.I),
+    "number": NUMBER_KIND, "numbers": NUMBER_KIND,
+    "words": re.compile(r"\bother\s+$", re.I),  # "In other words" is an idiom
 }
 Group = tuple  # (kind, key, occurrences [(start, end, text)], alternatives)
 
@@ -140,7 +146,10 @@ def vaguer_identifier(name: str, rng, whole: bool = False) -> str | None:
     parts = _split_ident(name)
     if "".join(parts) != name:
         return None
-    idx = [i for i, p in enumerate(parts) if p.lower() in IDENT_PARTS]
+    words = [p.lower() for p in parts if p and not p.startswith("_")]
+    counted = {w for w, nxt in zip(words, words[1:]) if w in ("number", "num") and nxt == "of"}
+    # (numberOfArrays, number_of_x are counts: "valueOfArrays" would name another thing)
+    idx = [i for i, p in enumerate(parts) if p.lower() in IDENT_PARTS and p.lower() not in counted]
     if not idx:
         return rng.choice(WHOLE_NAMES) if whole else None
     chosen = idx if len(idx) <= 2 else rng.sample(idx, 2)
@@ -269,9 +278,15 @@ def _prose_rename_edits(desc: str, mapping: dict[str, str]) -> list[tuple[int, i
     _, edits = rn.rename_text(desc, mapping)
     keep = []
     for s, e, old, new in edits:
-        if not _is_plain_word(old) or desc[s - 1:s] in "`'\"" and s > 0 or desc[e:e + 1] in ("`", "'", '"', "("):
+        if not _is_plain_word(old) or desc[s - 1:s] in "`'\"" and s > 0 or desc[e:e + 1] in ("`", "'", '"', "(") \
+                or NAMING_BEFORE.search(desc[max(0, s - 30):s]):
             keep.append((s, e, old, new))
     return keep
+
+
+# "an array arr", "a function encrypt", "the parameter k": the word after names the identifier
+NAMING_BEFORE = re.compile(r"\b(?:function|method|array|list|string|parameter|argument|input|variable|integer|"
+                           r"dictionary|tuple|matrix|grid|called|named)\s+$", re.I)
 
 
 def _mutate(task: Task, seed: int) -> Mutant:

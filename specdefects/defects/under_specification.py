@@ -439,11 +439,19 @@ def candidates(desc: str) -> list[tuple[str, int, int, int]]:
                     or re.search(r"\b(first|last)\s+(and|or)\s+(the\s+)?(first|last)\b", desc, I)):
                 continue  # "the first tuple ... the second tuple" name arguments; "first and last" go together
             out.append((cat, tier, m.start(), m.end()))
-    if _constraint_lines(desc):
-        # a contest statement states each precondition twice, in the prose ("N positive integers") and as
-        # constraints ("1 <= A_i", "All input values are integers"): deleting one copy loses nothing
+    if _constraint_lines(desc) or CONSTRAINTS_HEADER.search(desc):
+        # a statement with a Constraints section states each precondition twice, in the prose ("N positive
+        # integers") and as constraints ("1 <= A_i", "All input values are integers"): one copy loses nothing
         out = [c for c in out if c[0] != "input_precondition"]
+    if OUTPUT_HEADER.search(desc):
+        # the Output section says what to print: a prose sentence about the output format repeats it
+        out = [c for c in out if not (c[0] == "output_format" and c[3] <= OUTPUT_HEADER.search(desc).start())]
     return out
+
+
+CONSTRAINTS_HEADER = re.compile(r"^[ \t]*constraints?[ \t]*:?[ \t]*$", re.M | I)
+BOUND_LINE = re.compile(r"^[ \t]*(?:[*-][ \t]*)?-?\d+\s*(?:<=|<|≤)\s*[\w.()\[\]]+\s*(?:<=|<|≤)", re.M)
+OUTPUT_HEADER = re.compile(r"^[ \t]*output[ \t]*:?[ \t]*$", re.M | I)
 
 
 def _first_after_header(desc: str, s: int) -> bool:
@@ -611,7 +619,9 @@ NAME_SYNONYMS = {"max": ("largest", "maximum", "biggest", "greatest", "highest",
                  "min": ("smallest", "minimum", "least", "lowest", "shortest"),
                  "float": ("floating", "decimal"), "str": ("string",), "int": ("integer",), "num": ("number",),
                  "rev": ("reverse", "reversed"), "sort": ("sorted", "order"), "dict": ("dictionary",),
-                 "avg": ("average", "mean")}
+                 "avg": ("average", "mean"), "neg": ("negative",), "negs": ("negative",),
+                 "gcd": ("greatest", "common", "divisor"), "lcm": ("least", "common", "multiple"),
+                 "pos": ("positive", "position"), "len": ("length",), "cnt": ("count", "number")}
 
 
 def _still_named(deleted: str, named: set[str]) -> bool:
@@ -657,6 +667,13 @@ def _mutate(task: Task, seed: int) -> Mutant:
         seen.add((c[0], c[1]))
         found.append((cat, tier, *c))
     named = _name_parts(task.entry_point)
+    rest = task.prompt[:task.description_span[0]] + task.prompt[task.description_span[1]:]
+    if found and (re.search(r"\bconstraints?\s*:", rest, I) or CONSTRAINTS_HEADER.search(rest) or BOUND_LINE.search(rest)):
+        # HumanEval keeps "Constraints: 1 <= len(arr) <= 100" after its examples: a precondition in the
+        # prose ("a non-empty array") is stated twice
+        found = [f for f in found if f[0] != "input_precondition"]
+        if not found:
+            raise Skip("every deletable constraint is a precondition the prompt's Constraints also state")
     found = [f for f in found if not _still_named(desc[f[2]:f[3]], named)]
     if not found:
         raise Skip(not_applicable_reason(desc, bool(raw)) if not raw or not named else
