@@ -437,8 +437,8 @@ def test_bad_arguments():
 # otherwise"). About 35 HumanEval descriptions ("Return n-th Fibonacci number.") and ~730
 # one-line MBPP requests ("Write a function to find the area of a trapezium.", "... of two
 # numbers") state nothing else, so rules reach ~77% / ~25% where the study's LLM engine reached
-# 160/164 and 974/974. These are floors just under the measured values (HumanEval 127/164, MBPP
-# 245/974 at seed 0), not the 95% bar: precision comes first (see the hand check in the card).
+# 160/164 and 974/974. These are floors just under the measured values (HumanEval 124/164, MBPP
+# 243/974 at seed 0), not the 95% bar: precision comes first (see the hand check in the card).
 COVERAGE_BARS = {("humaneval", "LV"): 0.95, ("humaneval", "SF"): 0.95, ("humaneval", "US"): 0.75,
                  ("mbpp", "LV"): 0.95, ("mbpp", "SF"): 0.95, ("mbpp", "US"): 0.24}
 COMPLIANCE_BARS = {"LV": 0.95, "SF": 0.95, "US": 0.85}
