@@ -434,13 +434,14 @@ def test_bad_arguments():
 # US coverage: the rule engine deletes only real constraints (never an implementation hint
 # such as "using regex", a bare mention of the input such as "in the given list", a
 # restatement, the request itself, the arity the call states or a predicate's "False
-# otherwise"). About 35 HumanEval descriptions ("Return n-th Fibonacci number.") and ~730
-# one-line MBPP requests ("Write a function to find the area of a trapezium.", "... of two
-# numbers") state nothing else, so rules reach ~77% / ~25% where the study's LLM engine reached
-# 160/164 and 974/974. These are floors just under the measured values (HumanEval 124/164, MBPP
-# 243/974 at seed 0), not the 95% bar: precision comes first (see the hand check in the card).
-COVERAGE_BARS = {("humaneval", "LV"): 0.95, ("humaneval", "SF"): 0.95, ("humaneval", "US"): 0.75,
-                 ("mbpp", "LV"): 0.95, ("mbpp", "SF"): 0.95, ("mbpp", "US"): 0.24}
+# otherwise", a deletion that guts a one-sentence request). About 50 HumanEval descriptions
+# ("Return n-th Fibonacci number.") and ~780 one-line MBPP requests ("Write a function to find
+# the area of a trapezium.", "... of two numbers") state nothing else, so rules reach ~70% / ~20%
+# where the study's LLM engine reached 160/164 and 974/974. These are floors just under the
+# measured values (HumanEval 116/164, MBPP 200/974 at seed 0), not the 95% bar: precision comes
+# first (see the hand check in the card).
+COVERAGE_BARS = {("humaneval", "LV"): 0.95, ("humaneval", "SF"): 0.95, ("humaneval", "US"): 0.68,
+                 ("mbpp", "LV"): 0.95, ("mbpp", "SF"): 0.95, ("mbpp", "US"): 0.19}
 COMPLIANCE_BARS = {"LV": 0.95, "SF": 0.95, "US": 0.85}
 
 

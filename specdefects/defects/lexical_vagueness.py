@@ -62,17 +62,25 @@ ATTEMPTS = 8  # draws tried before a task is given up (each must read well, see 
 DETERMINER_BEFORE = re.compile(r"\b(the|a|an|its|their|this|that|each|every|any|no)\s+$", re.I)
 INFINITIVE_BEFORE = re.compile(r"\b(to|will|must|should|can|please)\s+$", re.I)
 SENSE_GUARDS = {  # word -> what may not follow it (the word then means something the lexicon does not)
-    "number": re.compile(r"\s+of\b"), "numbers": re.compile(r"\s+of\b"),
+    "number": re.compile(r"\s+(?:of|line)\b"), "numbers": re.compile(r"\s+of\b"),
     "value": re.compile(r"\s+of\s+(?:the\s+)?(?:key|keys)\b"),
 }
 # a kind of number is its own term ("natural numbers", "the n'th star number"): "natural values" says another thing
 NUMBER_KIND = re.compile(r"\b(?:natural|prime|star|real|whole|complex|perfect|even|odd|rational|irrational|"
                          r"fibonacci|lucas|catalan|harmonic|triangular|square|cube|happy|lucky|armstrong|"
-                         r"polite|magic|ugly|random|floating|decimal|binary|negative|positive)\s+$", re.I)
+                         r"polite|magic|ugly|random|floating|decimal|binary|negative|positive|"
+                         # an identifier's number ("the smaller player number", "vertex number 3")
+                         r"player|vertex|node|city|station|room|house|page|serial|phone|id|version|"
+                         r"card|team|seat|ticket|test|query|edge|cell|box|block)\s+$", re.I)
+# a kind of sum is its own term ("prefix sums", "the cube sum")
+SUM_KIND = re.compile(r"\b(?:prefix|suffix|partial|running|cumulative|cube|square|digit|check|path|subarray|"
+                      r"range|row|column|weighted|total)\s+$", re.I)
 SENSE_GUARDS_BEFORE = {  # word -> what may not precede it ("blank spaces" would become "blank blanks")
     "spaces": re.compile(r"\bblank\s+$", re.I), "space": re.compile(r"\bblank\s+$", re.I),
     "number": NUMBER_KIND, "numbers": NUMBER_KIND,
     "words": re.compile(r"\bother\s+$", re.I),  # "In other words" is an idiom
+    "sum": SUM_KIND, "sums": SUM_KIND,
+    "keys": re.compile(r"\b(?:white|black|piano)\s+$", re.I), "key": re.compile(r"\b(?:white|black|piano)\s+$", re.I),
 }
 Group = tuple  # (kind, key, occurrences [(start, end, text)], alternatives)
 
@@ -96,7 +104,14 @@ def _lexical_groups(desc: str, prot) -> list[Group]:
         elif lw in DOMAIN_TERMS and not INFINITIVE_BEFORE.search(before) and not sentence_start and \
                 not _modifies_next_noun(desc, m.end()):
             found.setdefault(("synonym", lw), []).append((m.start(), m.end(), w))
-    return [(k, w, occ, ACTION_VERBS[w] if k == "verb" else DOMAIN_TERMS[w]) for (k, w), occ in sorted(found.items())]
+    out = []
+    for (k, w), occ in sorted(found.items()):
+        alts = ACTION_VERBS[w] if k == "verb" else DOMAIN_TERMS[w]
+        if k == "synonym" and any(not DETERMINER_BEFORE.search(desc[max(0, s - 12):s]) for s, _, _ in occ):
+            # after an adjective ("a binary string") a phrase reads badly ("a binary piece of text")
+            alts = tuple(a for a in alts if " " not in a) or alts
+        out.append((k, w, occ, alts))
+    return out
 
 
 # where a statement turns formal (LiveCodeBench's Input/Output/Constraints sections, examples): the

@@ -35,13 +35,12 @@ DOMAIN_TERMS: dict[str, tuple[str, ...]] = {
     "sublist": ("part", "portion", "stretch"), "sublists": ("parts", "portions"),
     "subarray": ("portion", "part"), "subarrays": ("portions", "parts"),
     "element": ("item", "entry"), "elements": ("items", "entries"),
-    "pair": ("couple",), "pairs": ("couples",),
     # numbers and quantities ("number of" is a count: see lexical_vagueness.SENSE_GUARDS)
     "number": ("value",), "numbers": ("values",),
     "sum": ("total", "amount"), "sums": ("totals", "amounts"),
     "remainder": ("leftover", "rest"), "remainders": ("leftovers",),
     # text
-    "string": ("text", "piece of text", "sequence"), "strings": ("texts", "pieces of text", "text items"),
+    "string": ("text", "piece of text", "line"), "strings": ("texts", "pieces of text", "text items"),
     "substring": ("piece of text", "part of the text", "fragment"),
     "substrings": ("pieces of text", "fragments", "parts of the text"),
     "character": ("symbol",), "characters": ("symbols",),
@@ -55,20 +54,18 @@ DOMAIN_TERMS: dict[str, tuple[str, ...]] = {
     # positions and sizes
     "index": ("position", "place"), "indices": ("positions", "places"),
     "indexes": ("positions", "places"),
-    "position": ("place", "location"), "positions": ("places", "locations"),
+    "position": ("place",), "positions": ("places",),
     "length": ("size",), "lengths": ("sizes",),
     "occurrence": ("instance", "appearance"), "occurrences": ("instances", "appearances"),
     "key": ("label", "tag", "name"), "keys": ("labels", "tags", "names"),
     # graphs, grids, misc
     "node": ("point",), "nodes": ("points",),
     "edge": ("link", "connection"), "edges": ("links", "connections"),
-    "consecutive": ("neighbouring", "back-to-back", "successive"),
+    "consecutive": ("neighbouring", "successive"),
     "grid": ("board", "field"),
-    "operation": ("step", "action", "move"), "operations": ("steps", "actions", "moves"),
+    "operation": ("step", "action"), "operations": ("steps", "actions"),
     "query": ("request", "question"), "queries": ("requests", "questions"),
     "interval": ("span", "stretch", "window"), "intervals": ("spans", "stretches", "windows"),
-    "column": ("line", "strip"), "columns": ("lines", "strips"),
-    "row": ("line", "strip", "band"), "rows": ("lines", "strips", "bands"),
     "boolean": ("flag", "yes/no answer", "truth value"), "booleans": ("flags", "truth values"),
     "parameter": ("input", "setting"), "parameters": ("inputs", "settings"),
     "argument": ("input",), "arguments": ("inputs",),
@@ -102,7 +99,7 @@ ACTION_VERBS: dict[str, tuple[str, ...]] = {  # not the request frame (compute, 
     "append": ("attach", "add", "tack on"), "appends": ("attaches", "adds", "tacks on"),
     "appending": ("attaching", "adding", "tacking on"),
     "identify": ("spot", "pick out", "recognise"), "identifies": ("spots", "picks out"),
-    "verify": ("see", "confirm", "make sure"), "verifies": ("sees", "confirms"),
+    "verify": ("see", "confirm"), "verifies": ("sees", "confirms"),
     "compare": ("look at", "weigh", "set against"), "compares": ("looks at", "weighs"),
     "swap": ("switch", "exchange", "trade"), "swaps": ("switches", "exchanges", "trades"),
     "rotate": ("turn", "spin", "cycle"), "rotates": ("turns", "spins", "cycles"),
@@ -196,7 +193,7 @@ IDENT_FRAME = frozenset("find get check compute calculate calc do solve func fun
 # place_between is in IDENT_PARTS); drawn by seed, each says what kind of thing the function does
 # without saying what.
 WHOLE_NAMES: tuple[str, ...] = ("process", "handle", "transform", "solve", "apply_rule", "work_out", "evaluate_input",
-                                "compute_answer", "do_task", "helper", "run_check", "get_answer")
+                                "compute_answer", "do_task", "helper", "get_answer")
 
 # Parts never renamed into (they would collide with builtins or keywords when alone).
 RESERVED_NEW = {"sum", "list", "str", "int", "max", "min", "len", "map", "filter", "set", "dict", "type"}

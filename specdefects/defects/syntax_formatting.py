@@ -185,11 +185,13 @@ def _punct_edits(desc: str, prot) -> list[Edit]:
 
 
 def _stray_edits(desc: str, prot) -> list[Edit]:
-    """A comma where none belongs, between two words of a line: the delimiter corruption a
-    one-line request ("Write a function to ...") still offers (a semicolon there is no slip a
-    person makes: the hand check read "that; are" as machine noise)."""
+    """A comma where none belongs, before a word that often follows one ("... a list, and
+    return ...", "the string, which ..."): the delimiter slip a one-line request still offers. Not
+    inside a tight phrase ("Add two, numbers" read as machine noise in the hand check) and never a
+    semicolon ("that; are")."""
     out = []
-    for m in re.finditer(r"(?<=[A-Za-z]{3}) (?=[A-Za-z]{2})", desc):
+    for m in re.finditer(r"(?<=[A-Za-z]{3}) (?=(?:and|or|but|which|that|where|when|if|then|so|because|while|"
+                         r"whose|without|with|using|from|into|such)\b)", desc):
         if not overlaps(m.span(), prot):
             out.append(Edit(m.start(), m.end(), " ", (", ",), "punctuation"))
     return out

@@ -295,7 +295,6 @@ PHRASES: list[tuple[str, int, re.Pattern]] = [
                                     r"(?:given|specified)\s+range\b", I)),
     # by how much, how the result is ordered, what else counts, what else holds, what else to do
     ("numeric_bound", 2, re.compile(r"(?<=\w)\s+by\s+-?\d+\b(?=\s*(?:[.,;]|$))", I)),
-    ("ordering", 1, re.compile(r",?\s+respectively\b", I)),
     ("formula", 2, re.compile(r"\s+or\s+any\s+of\s+its\s+[\w-]+", I)),
     ("input_precondition", 1, re.compile(r",?\s+and\s+all\s+(?:the\s+)?[\w-]+\s+(?:are|is)\s+(?:an?\s+)?[\w-]+"
                                          r"(?=\s*[.;]|$)", I)),
@@ -396,9 +395,17 @@ def candidates(desc: str) -> list[tuple[str, int, int, int]]:
     out += _constraint_lines(desc)
     out += [c for c in _listed_lines(desc) if not overlaps(c[2:], examples)]
     sents = [sp for sp in _sentences(desc) if not overlaps(sp, examples)]
+    if FORMAL_SECTION.search(desc):
+        # a contest statement defines its terms in sentences that later ones lean on ("An index i is
+        # good if ...", "Next, ...") and restates the rest in its Input/Output/Constraints sections:
+        # the hand check found most of its sentence deletions dangling or restated, so only its
+        # constraint lines and phrases are deleted
+        sents = []
     for i, (s, e) in enumerate(sents):
         if i == 0 or _first_after_header(desc, s):
             continue  # the request, also where a header ("Task", "Problem") stands before it
+        if desc[s:e].rstrip().endswith(":") or re.match(r"\s*otherwise,?\s+return\s+(true|false)\b", desc[s:e], I):
+            continue  # a lead-in to a list ("... if all of the following are met:"); a predicate's complement
         if i + 1 < len(sents) and (LEANS_BACK.match(desc[sents[i + 1][0]:sents[i + 1][1]])
                                    or re.search(r"\bsuch\s+\w+", desc[sents[i + 1][0]:sents[i + 1][1]], I)):
             continue  # "There are (p-1)^K such matrices B" needs the sentence that defines B  # "Otherwise, return NO." would be left with no condition to contrast
@@ -449,6 +456,8 @@ def candidates(desc: str) -> list[tuple[str, int, int, int]]:
     return out
 
 
+FORMAL_SECTION = re.compile(r"^[ \t]*(?:input|output|constraints?|sample input[ \t]*\d*|example[ \t]*\d+)[ \t]*:?[ \t]*$",
+                            re.M | I)
 CONSTRAINTS_HEADER = re.compile(r"^[ \t]*constraints?[ \t]*:?[ \t]*$", re.M | I)
 BOUND_LINE = re.compile(r"^[ \t]*(?:[*-][ \t]*)?-?\d+\s*(?:<=|<|≤)\s*[\w.()\[\]]+\s*(?:<=|<|≤)", re.M)
 OUTPUT_HEADER = re.compile(r"^[ \t]*output[ \t]*:?[ \t]*$", re.M | I)
@@ -613,6 +622,9 @@ def _name_parts(entry_point: str) -> set[str]:
     return {p.lower() for p in parts if len(p) >= 3 or p.isdigit()}
 
 
+# words a name shares with most requests ("count_string", "sort_list"): they say nothing of a constraint
+GENERIC_NAME_WORDS = frozenset("string list array number numbers integer value values given tuple function list "
+                               "element elements item items text find count check".split())
 NUMBER_WORDS = {"one": "1", "two": "2", "three": "3", "four": "4"}
 # a name part and the words that say the same in prose (max_Prime_Factors: "largest"; tuple_to_float: "floating")
 NAME_SYNONYMS = {"max": ("largest", "maximum", "biggest", "greatest", "highest", "longest"),
@@ -630,6 +642,9 @@ def _still_named(deleted: str, named: set[str]) -> bool:
     words = content_words(deleted)
     if not words or not named:
         return False
+
+    if any(w in named and w not in GENERIC_NAME_WORDS and len(w) >= 4 for w in words):
+        return True  # count_range_in_list: "within a specific range" is still said by "range"
 
     def in_name(w: str) -> bool:
         return NUMBER_WORDS.get(w) in named or any(w in NAME_SYNONYMS.get(p, ()) for p in named) or any(
@@ -675,6 +690,12 @@ def _mutate(task: Task, seed: int) -> Mutant:
         if not found:
             raise Skip("every deletable constraint is a precondition the prompt's Constraints also state")
     found = [f for f in found if not _still_named(desc[f[2]:f[3]], named)]
+    if len([sp for sp in _sentences(desc) if re.search(r"[A-Za-z]{2}", desc[sp[0]:sp[1]])]) == 1:
+        # a one-sentence request keeps its task: deleting ~half of its words ("find the largest triangle[
+        # that can be inscribed in the semicircle]") leaves no request, not an under-specified one
+        def words(text: str) -> int:
+            return sum(1 for w in content_words(text) if w.isalpha())
+        found = [f for f in found if f[0] != "formula" or words(desc[f[2]:f[3]]) < 0.5 * words(desc)]
     if not found:
         raise Skip(not_applicable_reason(desc, bool(raw)) if not raw or not named else
                    "every deletable constraint is still stated by the function's name")
