@@ -513,3 +513,16 @@ def test_naturalness_catches_a_new_repeated_word():
     m = build_mutant(crafted(text), "LV", [Op("synonym", "lexical", (s, s + 7), "decimal", "number")], seed=0)
     scores = judge_rules(m)
     assert scores["no_repeated_words"] == 0 and scores["naturalness"] == 0
+
+
+@pytest.mark.parametrize("text", ["$1 \\le N \\le 10^5$", "\n\nInput\n\n\nOutput\n\n", "🙂🙂 ünïcödé ✓ ✓",
+                                  "Sample Input 1\n\n3\n\nSample Output 1\n\n4", "Print it.\n\nConstraints\n\n\nInput\n\n"])
+def test_odd_statements_are_mutated_or_skipped_with_a_reason(text):
+    # LaTeX only, empty sections, Unicode, samples only: never a crash, never a silent drop
+    t = Task(benchmark="livecodebench", task_id="odd", description=text, prompt=text, test_kind="stdin",
+             description_span=(0, len(text)))
+    for defect in ("LV", "US", "SF"):
+        r = mutate(t, defect, seed=0)
+        assert isinstance(r, Mutant) or (isinstance(r, NotApplicable) and r.reason), (defect, r)
+        if isinstance(r, Mutant):
+            assert r.task.description != text and r.task.with_description(r.task.description).prompt == r.task.prompt
