@@ -112,9 +112,10 @@ def _hand_section(hand) -> str:
 
     overall = [c for (b, d, _), c in sorted(cells.items()) if b == "all"]
     return ("### The rule judge against a hand check\n\n"
-            f"{n_rows} mutants drawn with a fixed seed (20 per benchmark x defect) were read and labelled by hand "
+            f"{n_rows} mutants drawn with a fixed seed (20 per benchmark x defect) were read and labelled "
             "(compliant with the defect's definition, natural, and for US whether the tests check what was deleted) "
-            "before the rule judge's verdict was looked at; the labels ship as "
+            "by reading passes that saw only a labelling guide and the mutants, never the rule judge's verdict; "
+            "the labels ship as "
             "`specdefects/defects/stored/hand_check.csv` with a one-line reason each "
             "(`datasets_scripts/hand_check.py` draws and scores them). "
             + (f"{n_stale} labelled mutants are not in this build (a `--limit`/`--sample` build, or an engine that "
