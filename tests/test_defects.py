@@ -212,10 +212,13 @@ def test_us_deletes_exactly_one_constraint_per_category(category):
 
 
 def test_us_on_humaneval_and_mbpp_keeps_examples(he, mb):
-    t = he["HumanEval/12"]  # longest(): "Return None in case the input list is empty."
+    t = he["HumanEval/128"]  # prod_signs(arr): "Note: return None for empty arr."
     m = first_seed(t, "US", lambda m: m.ops[0].category == "output_edge_case")
     assert "None" not in m.task.description and "None" in m.original.description
     assert ">>>" in m.task.prompt and m.task.prompt.count(">>>") == t.prompt.count(">>>")
+    # longest() -> Optional[str]: "Return None in case the input list is empty." is still said by the signature
+    assert all(isinstance(mutate(he["HumanEval/12"], "US", seed=s), NotApplicable) or
+               "None" in mutate(he["HumanEval/12"], "US", seed=s).task.description for s in range(5))
     # "Write a function to find the largest integers from a given list of numbers using heap queue algorithm.":
     # the hint is no constraint (the tests cannot see how the result was computed), and "largest" is
     # still said by the function's name (heap_queue_largest), so deleting it would lose nothing
@@ -438,7 +441,7 @@ def test_bad_arguments():
 # ("Return n-th Fibonacci number.") and ~780 one-line MBPP requests ("Write a function to find
 # the area of a trapezium.", "... of two numbers") state nothing else, so rules reach ~70% / ~20%
 # where the study's LLM engine reached 160/164 and 974/974. These are floors just under the
-# measured values (HumanEval 116/164, MBPP 200/974 at seed 0), not the 95% bar: precision comes
+# measured values (HumanEval 115/164, MBPP 200/974 at seed 0), not the 95% bar: precision comes
 # first (see the hand check in the card).
 COVERAGE_BARS = {("humaneval", "LV"): 0.95, ("humaneval", "SF"): 0.95, ("humaneval", "US"): 0.68,
                  ("mbpp", "LV"): 0.95, ("mbpp", "SF"): 0.95, ("mbpp", "US"): 0.19}

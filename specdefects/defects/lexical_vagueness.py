@@ -155,6 +155,12 @@ def _split_ident(name: str) -> list[str]:
     return parts
 
 
+ALGORITHM_WORDS = frozenset("shell bubble merge quick heap radix insertion selection pancake comb cocktail gnome "
+                            "counting bucket cycle stooge bogo strand dijkstra kadane".split())
+# whole names for a yes/no function (iscube, is_palindrome): "transform" would misname a check
+PREDICATE_NAMES = ("check_value", "is_valid", "test_input", "meets_rule")
+
+
 def vaguer_identifier(name: str, rng, whole: bool = False) -> str | None:
     """A less informative identifier: lexicon parts of ``name`` replaced (alternatives drawn with
     ``rng``), or, when ``whole`` and no part is in the lexicon, a whole vague name."""
@@ -162,11 +168,17 @@ def vaguer_identifier(name: str, rng, whole: bool = False) -> str | None:
     if "".join(parts) != name:
         return None
     words = [p.lower() for p in parts if p and not p.startswith("_")]
+    if any(w in ALGORITHM_WORDS for w in words):
+        return rng.choice(WHOLE_NAMES) if whole else None  # shell_sort, merge_sort: a name, not two words
     counted = {w for w, nxt in zip(words, words[1:]) if w in ("number", "num") and nxt == "of"}
     # (numberOfArrays, number_of_x are counts: "valueOfArrays" would name another thing)
     idx = [i for i, p in enumerate(parts) if p.lower() in IDENT_PARTS and p.lower() not in counted]
     if not idx:
-        return rng.choice(WHOLE_NAMES) if whole else None
+        if not whole:
+            return None
+        return rng.choice(PREDICATE_NAMES if re.match(r"(is|has|check|can|are)(?![a-z])|is(?:cube|prime|palindrome|sorted|valid|even|odd|equal|"
+                                                   r"nested|happy|bored)", name, re.I)
+                          else WHOLE_NAMES)
     chosen = idx if len(idx) <= 2 else rng.sample(idx, 2)
     out = list(parts)
     for i in chosen:
@@ -222,9 +234,18 @@ def _rename_groups(task: Task, rng) -> list[tuple[str, str, str]]:
             if a.arg in ("self", "cls"):
                 continue
             new = vaguer_identifier(a.arg, rng)
-            if new and new not in {n for _, _, n in out} and _rename_ok(task, a.arg, new):
+            if new and new not in {n for _, _, n in out} and _rename_ok(task, a.arg, new) and \
+                    _prose_follows(task.description, a.arg, new):
                 out.append(("parameter", a.arg, new))
     return out
+
+
+def _prose_follows(desc: str, old: str, new: str) -> bool:
+    """Every prose mention of parameter ``old`` would be renamed: a parameter the prose names as a plain
+    word ("shift the digits right by shift", "integers lst") keeps its name, or the description would
+    name a parameter the code no longer has."""
+    _, every = rn.rename_text(desc, {old: new})
+    return len(_prose_rename_edits(desc, {old: new})) == len(every)
 
 
 _GENERAL = {"List": "list", "Dict": "dict", "Tuple": "tuple", "Set": "set", "FrozenSet": "frozenset",

@@ -459,6 +459,7 @@ def candidates(desc: str) -> list[tuple[str, int, int, int]]:
 FORMAL_SECTION = re.compile(r"^[ \t]*(?:input|output|constraints?|sample input[ \t]*\d*|example[ \t]*\d+)[ \t]*:?[ \t]*$",
                             re.M | I)
 CONSTRAINTS_HEADER = re.compile(r"^[ \t]*constraints?[ \t]*:?[ \t]*$", re.M | I)
+INLINE_BOUND = re.compile(r"-?\d+\s*(?:<=|<|≤)\s*[\w.()\[\]]+\s*(?:<=|<|≤)\s*[\w.()\[\]^*]+")
 BOUND_LINE = re.compile(r"^[ \t]*(?:[*-][ \t]*)?-?\d+\s*(?:<=|<|≤)\s*[\w.()\[\]]+\s*(?:<=|<|≤)", re.M)
 OUTPUT_HEADER = re.compile(r"^[ \t]*output[ \t]*:?[ \t]*$", re.M | I)
 
@@ -683,13 +684,17 @@ def _mutate(task: Task, seed: int) -> Mutant:
         found.append((cat, tier, *c))
     named = _name_parts(task.entry_point)
     rest = task.prompt[:task.description_span[0]] + task.prompt[task.description_span[1]:]
-    if found and (re.search(r"\bconstraints?\s*:", rest, I) or CONSTRAINTS_HEADER.search(rest) or BOUND_LINE.search(rest)):
+    if found and (re.search(r"\bconstraints?\s*:", rest, I) or CONSTRAINTS_HEADER.search(rest) or BOUND_LINE.search(rest)
+                  or INLINE_BOUND.search(rest)):
         # HumanEval keeps "Constraints: 1 <= len(arr) <= 100" after its examples: a precondition in the
         # prose ("a non-empty array") is stated twice
         found = [f for f in found if f[0] != "input_precondition"]
         if not found:
             raise Skip("every deletable constraint is a precondition the prompt's Constraints also state")
     found = [f for f in found if not _still_named(desc[f[2]:f[3]], named)]
+    if re.search(r"->\s*Optional\[", task.prompt):
+        # "Return None in case the input list is empty" with `-> Optional[str]`: the signature still says it
+        found = [f for f in found if not re.search(r"\bNone\b", desc[f[2]:f[3]])]
     if len([sp for sp in _sentences(desc) if re.search(r"[A-Za-z]{2}", desc[sp[0]:sp[1]])]) == 1:
         # a one-sentence request keeps its task: deleting ~half of its words ("find the largest triangle[
         # that can be inscribed in the semicircle]") leaves no request, not an under-specified one
