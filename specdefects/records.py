@@ -503,3 +503,16 @@ def instance_features():
     feats["realization"] = Value("int64")
     feats["seed"] = Value("int64")
     return Features(feats)
+
+
+def tests_scope(row: dict) -> str | None:
+    """``metadata.tests_scope`` of a dataset row or lm-eval doc (``public``, ``public+private``; the
+    metadata may be a JSON string), None when absent or unreadable."""
+    meta = row.get("metadata")
+    if isinstance(meta, str):
+        try:
+            meta = json.loads(meta)
+        except ValueError:
+            return None
+    scope = meta.get("tests_scope") if isinstance(meta, dict) else None
+    return scope if isinstance(scope, str) else None

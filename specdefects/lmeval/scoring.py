@@ -26,7 +26,7 @@ from typing import Any
 
 from ..execution import extract_code, run_batch
 from ..metrics.passk import pass_at_k
-from ..records import Task
+from ..records import Task, tests_scope
 
 MAX_COMPLETION_BYTES = 1 << 20
 LOGGED_CODE_CHARS = 20_000
@@ -220,13 +220,3 @@ def process_results(doc: dict, results: list) -> dict:
     return out
 
 
-def tests_scope(doc: dict) -> str | None:
-    """``metadata.tests_scope`` of a dataset row (``public``, ``public+private``), None when absent."""
-    meta = doc.get("metadata")
-    if isinstance(meta, str):
-        try:
-            meta = json.loads(meta)
-        except ValueError:
-            return None
-    scope = meta.get("tests_scope") if isinstance(meta, dict) else None
-    return scope if isinstance(scope, str) else None

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..models import is_registered
+from ..records import tests_scope
 from ..vocabulary import BENCHMARK_LABELS, BENCHMARKS, VARIANT_LABELS, VARIANTS, normalize_variant, parse_task_name  # noqa: F401  (re-exported)
 
 INSTRUCT_SUFFIX = " (instruct)"  # instruct-style tasks (spec_defects_*_instruct) are a model of their own
@@ -160,7 +161,7 @@ def _read_samples(results_file: Path, task: str, filter_name: str, model: str, b
                      "passed": int(value) if value in (0.0, 1.0) else value,
                      "outcomes": [outcome(r) for r in _responses(s)],
                      "description": doc.get("description") if isinstance(doc.get("description"), str) else None,
-                     "tests_scope": _doc_scope(doc)})
+                     "tests_scope": tests_scope(doc)})
     return rows
 
 
@@ -175,15 +176,6 @@ def _scope(public_only, samples: list[dict]) -> str | None:
     return scopes.pop() if len(scopes) == 1 else "mixed"
 
 
-def _doc_scope(doc: dict) -> str | None:
-    meta = doc.get("metadata")
-    if isinstance(meta, str):
-        try:
-            meta = json.loads(meta)
-        except ValueError:
-            return None
-    scope = meta.get("tests_scope") if isinstance(meta, dict) else None
-    return scope if isinstance(scope, str) else None
 
 
 def _responses(sample: dict) -> list:
