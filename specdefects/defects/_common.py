@@ -44,6 +44,12 @@ def rng_for(task: Task, defect: str, seed: int) -> random.Random:
 
 
 WORD = re.compile(r"[A-Za-z][A-Za-z'-]*[A-Za-z]|[A-Za-z]")
+IDENT_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")  # sort_array -> sort, array; strLen -> str, Len
+
+
+def ident_words(name: str) -> list[str]:
+    """The lower-cased words of an identifier (``numberOfArrays`` -> number, of, arrays)."""
+    return [p.lower() for p in IDENT_PART.findall(name or "")]
 
 
 def input_problem(task: Task) -> str | None:

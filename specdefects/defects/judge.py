@@ -35,6 +35,7 @@ import re
 from collections import Counter
 
 from ..records import Mutant
+from ._common import ident_words
 from .lexicon import IDENT_FRAME
 from .under_specification import LEANS_BACK, RATIONALE, TWO_CONDITION_DEFINITION
 
@@ -85,13 +86,9 @@ BOILERPLATE = frozenset(
     "calculate calculates check checks determine determines evaluate evaluates".split())
 
 
-def _ident_parts(name: str) -> Counter:
-    return Counter(p.lower() for p in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", name))
-
-
 def _frame_only_rename(old: str, new: str) -> bool:
     """find_closet -> get_closet: the parts that changed are all request-frame words."""
-    a, b = _ident_parts(old), _ident_parts(new)
+    a, b = Counter(ident_words(old)), Counter(ident_words(new))
     gone = set(a - b)
     return bool(gone) and gone <= IDENT_FRAME and len(a) > len(gone)
 

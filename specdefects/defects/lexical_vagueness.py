@@ -35,6 +35,7 @@ from dataclasses import replace
 from ..records import Mutant, Op, Task
 from . import _rename as rn
 from ._common import (
+    IDENT_PART,
     NotApplicable,
     Skip,
     article_for,
@@ -151,7 +152,7 @@ def _split_ident(name: str) -> list[str]:
         if not chunk or chunk.startswith("_"):
             parts.append(chunk)
             continue
-        parts.extend(re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", chunk) or [chunk])
+        parts.extend(IDENT_PART.findall(chunk) or [chunk])
     return parts
 
 

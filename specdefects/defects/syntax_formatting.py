@@ -384,16 +384,6 @@ def _signature_edits(task: Task) -> list[Edit]:
     return _parse_safe(task, [x for x in out if x is not None])
 
 
-def _top_level_char(text: str, s: int, e: int, ch: str) -> int | None:
-    depth = 0
-    for j in range(s, e):
-        depth += text[j] in "([{"
-        depth -= text[j] in ")]}"
-        if text[j] == ch and depth == 0:
-            return j
-    return None
-
-
 def _parse_safe(task: Task, edits: list[Edit]) -> list[Edit]:
     """The prompt edits after which a prompt that parsed still parses (each option tried)."""
     if not edits or not prompt_parses(task.prompt):

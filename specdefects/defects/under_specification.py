@@ -52,7 +52,17 @@ from __future__ import annotations
 import re
 
 from ..records import US_CATEGORIES, Mutant, Op, Task
-from ._common import NotApplicable, Skip, article_for, build_mutant, overlaps, rng_for, run_guarded, sentence_spans
+from ._common import (
+    NotApplicable,
+    Skip,
+    article_for,
+    build_mutant,
+    ident_words,
+    overlaps,
+    rng_for,
+    run_guarded,
+    sentence_spans,
+)
 
 DEFECT = "US"
 
@@ -222,8 +232,7 @@ PHRASES: list[tuple[str, int, re.Pattern]] = [
                                     r"comma|newlines?)\b(?:\s+or\s+(?:spaces|space|commas|comma|newlines?)\b)?", I)),
     ("output_edge_case", 1, re.compile(r",?\s+(?:or|and)\s+(?:return\s+)?(?:None|-1|0|False|True|an empty \w+|"
                                        r"\"[^\"\n]*\"|'[^'\n]*')\s+(?:if|when|otherwise|in case)\b[^.;\n]*", I)),
-    # (not "and False otherwise" after "return True if ...": a predicate's complement says nothing more)
-    ("output_edge_case", 1, re.compile(r",?\s+(?:or|and)\s+(?:return\s+)?(?:None|-1|0)\s+"
+    ("output_edge_case", 1, re.compile(r",?\s+(?:or|and)\s+(?:return\s+)?(?:None|-1|0|False|True|false|true)\s+"
                                        r"(?:otherwise|in other cases|else)\b", I)),
     ("output_edge_case", 1, re.compile(r",?\s+(?:and\s+)?return\s+(?:None|-1|0|an empty \w+)\s+"
                                        r"(?:if|when|in case|for)\b(?=[^.;]*?(?:" + STRONG_EDGE.pattern + r"))"
@@ -300,8 +309,7 @@ PHRASES: list[tuple[str, int, re.Pattern]] = [
                                          r"(?=\s*[.;]|$)", I)),
     ("output_format", 1, re.compile(r",?\s+(?:round|rounding)\s+[^.;\n]{3,80}?(?=\s*[.;]|$)", I)),
     ("output_edge_case", 1, re.compile(r",?\s+and\s+if\s+[^.;\n]{3,120}?(?=\s*[.;]|$)", I)),
-    ("output_edge_case", 1, re.compile(r",?\s+and\s+(?:should\s+)?return\s+(?!(?:True|False|true|false)\s)"
-                                       r"[^.;,\n]{1,40}?\s+otherwise\b", I)),
+    ("output_edge_case", 1, re.compile(r",?\s+and\s+(?:should\s+)?return\s+[^.;,\n]{1,40}?\s+otherwise\b", I)),
     ("output_format", 1, re.compile(r"\s+also(?=\s+as\s+an?\s+(?:tuple|list|string|integer|float|set|dictionary)\b)"
                                     r"\s+as\s+an?\s+\w+", I)),
     ("input_precondition", 1, re.compile(r"\s+(?:consisting|consists)\s+(?:only\s+)?of\s+(?:only\s+)?\d+s\s+and\s+\d+s\b",
@@ -434,8 +442,7 @@ def candidates(desc: str) -> list[tuple[str, int, int, int]]:
                 continue  # "return a tuple[ that has the number of even and odd digits]" is the request itself
             if text.lstrip().startswith("(") and cat == "formula" and not _informative_parenthetical(text):
                 continue
-            if cat == "output_edge_case" and re.match(r",?\s+(or|and)\s+(return\s+)?(true|false)\s+(otherwise|else|"
-                                                      r"in other cases)\b", text, I):
+            if cat == "output_edge_case" and PREDICATE_COMPLEMENT.match(text):
                 continue  # "return True if ..., and False otherwise": a predicate's complement says nothing more
             if cat == "ordering" and re.match(r",?\s+(by|based|according|on)\b", text, I):
                 sent_start = max(desc.rfind(".", 0, m.start()), desc.rfind("\n", 0, m.start())) + 1
@@ -450,12 +457,16 @@ def candidates(desc: str) -> list[tuple[str, int, int, int]]:
         # a statement with a Constraints section states each precondition twice, in the prose ("N positive
         # integers") and as constraints ("1 <= A_i", "All input values are integers"): one copy loses nothing
         out = [c for c in out if c[0] != "input_precondition"]
-    if OUTPUT_HEADER.search(desc):
+    output = OUTPUT_HEADER.search(desc)
+    if output:
         # the Output section says what to print: a prose sentence about the output format repeats it
-        out = [c for c in out if not (c[0] == "output_format" and c[3] <= OUTPUT_HEADER.search(desc).start())]
+        out = [c for c in out if not (c[0] == "output_format" and c[3] <= output.start())]
     return out
 
 
+# "return True if ..., and False otherwise" / "and should return False for others otherwise"
+PREDICATE_COMPLEMENT = re.compile(r",?\s+(?:or|and)\s+(?:should\s+)?(?:return\s+)?(?:true|false)\s+"
+                                  r"(?:otherwise|else|in other cases|[^.;,\n]{1,40}?\s+otherwise)\b", I)
 FORMAL_SECTION = re.compile(r"^[ \t]*(?:input|output|constraints?|sample input[ \t]*\d*|example[ \t]*\d+)[ \t]*:?[ \t]*$",
                             re.M | I)
 CONSTRAINTS_HEADER = re.compile(r"^[ \t]*constraints?[ \t]*:?[ \t]*$", re.M | I)
@@ -619,8 +630,7 @@ def _clean(desc: str, s: int, e: int) -> tuple[int, int, str] | None:
 
 
 def _name_parts(entry_point: str) -> set[str]:
-    parts = re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", entry_point or "")
-    return {p.lower() for p in parts if len(p) >= 3 or p.isdigit()}
+    return {p for p in ident_words(entry_point) if len(p) >= 3 or p.isdigit()}
 
 
 # words a name shares with most requests ("count_string", "sort_list"): they say nothing of a constraint
