@@ -28,12 +28,12 @@ case-preserving, skip code-like text (examples, quotes, calls, identifiers) and 
 
 from __future__ import annotations
 
-import ast
 import re
 from dataclasses import replace
 
 from ..records import Mutant, Op, Task
 from . import _rename as rn
+from . import _task_rename as tr
 from ._common import (
     IDENT_PART,
     NotApplicable,
@@ -190,34 +190,10 @@ def vaguer_identifier(name: str, rng, whole: bool = False) -> str | None:
     return new
 
 
-def _entry_def(code: str, entry: str):
-    tree, _ = rn.parse_program(code)
-    if tree is None:
-        return None
-    return next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-                 and n.name == entry), None)
 
 
-def _texts(task: Task) -> str:
-    ex = " ".join(f"{t.input} {t.output or ''}" for t in task.examples)
-    return "\n".join([task.description, task.prompt, task.reference, task.test_code, task.starter_code, ex])
 
 
-def _rename_ok(task: Task, old: str, new: str) -> bool:
-    if old in rn.RESERVED or new in rn.RESERVED or len(old) < 3:
-        return False
-    if rn.word_pattern(new).search(_texts(task)) or re.search(r"\b" + re.escape(new) + r"\b", _texts(task)):
-        return False
-    for code in (task.prompt, task.reference, task.test_code):
-        if code and old in rn.forbidden_uses(code, {old}):
-            return False
-    try:
-        for code in (task.reference, task.test_code):
-            if code:
-                rn.rename_code(code, {old: new})
-    except rn.RenameError:
-        return False
-    return True
 
 
 def _rename_groups(task: Task, rng) -> list[tuple[str, str, str]]:
@@ -227,15 +203,15 @@ def _rename_groups(task: Task, rng) -> list[tuple[str, str, str]]:
     out = []
     entry = task.entry_point
     new = vaguer_identifier(entry, rng, whole=True)
-    if new and _rename_ok(task, entry, new):
+    if new and tr.rename_ok(task, entry, new):
         out.append(("function", entry, new))
-    fn = _entry_def(task.prompt, entry) or (_entry_def(task.starter_code, entry) if task.starter_code else None)
+    fn = tr.entry_def(task.prompt, entry) or (tr.entry_def(task.starter_code, entry) if task.starter_code else None)
     if fn is not None:
         for a in fn.args.args + fn.args.kwonlyargs:
             if a.arg in ("self", "cls"):
                 continue
             new = vaguer_identifier(a.arg, rng)
-            if new and new not in {n for _, _, n in out} and _rename_ok(task, a.arg, new) and \
+            if new and new not in {n for _, _, n in out} and tr.rename_ok(task, a.arg, new) and \
                     _prose_follows(task.description, a.arg, new):
                 out.append(("parameter", a.arg, new))
     return out
@@ -260,7 +236,7 @@ def _char_offset(text: str, lineno: int, col: int) -> int:
 
 def _annotation_groups(task: Task, rng) -> list[list[tuple[int, int, str, str]]]:
     """Prompt edits ``(start, end, before, after)`` generalising/removing one annotation each."""
-    fn = _entry_def(task.prompt, task.entry_point) if task.entry_point else None
+    fn = tr.entry_def(task.prompt, task.entry_point) if task.entry_point else None
     if fn is None:
         return []
     s_desc, _ = task.description_span
@@ -393,11 +369,11 @@ def _draw(task: Task, seed: int, rng, groups) -> Mutant:
             prompt_edits.extend(g)
     changes: dict = {}
     if mapping:
-        prompt_edits.extend(_prompt_rename_edits(task, mapping))
-        changes = _renamed_fields(task, mapping)
+        prompt_edits.extend(tr.prompt_rename_edits(task, mapping))
+        changes = tr.renamed_fields(task, mapping)
     prompt_edits = _drop_overlapping(prompt_edits)
     if task.starter_code and prompt_edits:
-        changes["starter_code"] = _new_starter(task, prompt_edits, mapping)
+        changes["starter_code"] = tr.new_starter(task, prompt_edits, mapping)
     for s, e, before, after in prompt_edits:
         kind = "code_rename" if (before in mapping and after == mapping[before]) else "code_annotation"
         cat = cats.get(before, "type_annotation")
@@ -407,7 +383,7 @@ def _draw(task: Task, seed: int, rng, groups) -> Mutant:
         raise Skip("no occurrence left to change")
     mutant = build_mutant(task, DEFECT, ops, seed, **{k: v for k, v in changes.items() if k != "reference"})
     if mapping or prompt_edits:
-        mutant.task = replace(mutant.task, reference=_new_reference(task, mutant.task, mapping))
+        mutant.task = replace(mutant.task, reference=tr.new_reference(task, mutant.task, mapping))
         if mutant.task.reference and rn.parse_program(mutant.task.reference)[0] is None \
                 and rn.parse_program(task.reference)[0] is not None:
             raise Skip("renamed reference does not parse")
@@ -429,76 +405,10 @@ def _drop_overlapping(edits):
     return out
 
 
-def _docstring_tail(task: Task) -> tuple[int, int] | None:
-    """The part of the docstring after the description (its examples), in prompt offsets."""
-    s, e = task.description_span
-    p = task.prompt
-    opens = [(p.rfind(q, 0, s), q) for q in ('"""', "'''")]
-    pos, q = max(opens)
-    if pos < 0:
-        return None
-    close = p.find(q, e)
-    return (e, close) if close >= 0 else None
 
 
-def _prompt_rename_edits(task: Task, mapping: dict[str, str]) -> list[tuple[int, int, str, str]]:
-    s, e = task.description_span
-    p = task.prompt
-    if rn.parse_program(p)[0] is not None:
-        try:
-            edits = rn.name_token_edits(p, mapping)
-        except rn.RenameError:
-            edits = []
-        tail = _docstring_tail(task)
-        if tail:
-            _, extra = rn.rename_text(p[tail[0]:tail[1]], mapping)
-            edits += [(a + tail[0], b + tail[0], o, n) for a, b, o, n in extra]
-    else:
-        _, edits = rn.rename_text(p, mapping)
-    return [ed for ed in edits if ed[1] <= s or ed[0] >= e]
 
 
-def _renamed_fields(task: Task, mapping: dict[str, str]) -> dict:
-    out: dict = {}
-    if task.entry_point in mapping:
-        out["entry_point"] = mapping[task.entry_point]
-    fn_map = {k: v for k, v in mapping.items() if k == task.entry_point}
-    if task.test_code:
-        try:
-            out["test_code"] = rn.rename_code(task.test_code, fn_map)[0] if fn_map else task.test_code
-        except rn.RenameError as err:
-            raise Skip(f"cannot rename in the test program: {err}") from None
-    if task.examples:
-        out["examples"] = [replace(t, input=rn.rename_text(t.input, mapping)[0],
-                                   output=None if t.output is None else rn.rename_text(t.output, fn_map)[0])
-                           for t in task.examples]
-    return out
 
 
-def _new_reference(task: Task, new_task: Task, mapping: dict[str, str]) -> str:
-    ref = task.reference
-    if not ref:
-        return ref
-    try:
-        renamed, edits = rn.rename_code(ref, mapping) if mapping else (ref, [])
-    except rn.RenameError as err:
-        raise Skip(f"cannot rename in the reference: {err}") from None
-    if ref.startswith(task.prompt):
-        n = len(task.prompt)
-        tail_edits = [(s - n, e - n, o, w) for s, e, o, w in edits if s >= n]
-        return new_task.prompt + rn.apply(ref[n:], tail_edits)
-    return renamed
 
-
-def _new_starter(task: Task, prompt_edits, mapping: dict[str, str]) -> str:
-    code = task.starter_code
-    o = task.prompt.find(code)
-    if o >= 0:
-        inside = [(s - o, e - o, b, a) for s, e, b, a in prompt_edits if s >= o and e <= o + len(code)]
-        return rn.apply(code, inside)
-    if not mapping:
-        return code
-    try:
-        return rn.rename_code(code, mapping, check=False)[0]
-    except rn.RenameError:
-        return rn.rename_text(code, mapping)[0]

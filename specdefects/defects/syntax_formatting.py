@@ -54,6 +54,7 @@ import re
 from dataclasses import dataclass, replace
 
 from ..records import Mutant, Op, Task
+from . import _task_rename as tr
 from ._common import Skip, build_mutant, merge_spans, overlaps, prompt_parses, protected_spans, rng_for, run_guarded
 
 DEFECT = "SF"
@@ -281,20 +282,12 @@ def _example_edits(text: str, a: int, b: int, kind: str, entry: str, skip, label
     return out
 
 
-def _docstring_tail(task: Task) -> tuple[int, int] | None:
-    """The rest of the docstring after the description (where HumanEval keeps its examples)."""
-    s, e = task.description_span
-    for q in ('"""', "'''"):
-        if task.prompt[:s].count(q) % 2 == 1:
-            close = task.prompt.find(q, e)
-            return (e, close) if close >= 0 else None
-    return None
 
 
 def _prompt_example_edits(task: Task) -> list[Edit]:
     """Example-block edits in the prompt outside the description (``code_example``)."""
     p = task.prompt
-    tail = _docstring_tail(task)
+    tail = tr.docstring_tail(task)
     a, b = tail if tail else (task.description_span[1], len(p))
     # outside a docstring the prompt is a template around the description (MBPP, LiveCodeBench):
     # its own words are not the task's, only its example lines are
