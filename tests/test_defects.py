@@ -8,6 +8,7 @@ from conftest import needs_shared_data
 
 from specdefects.defects import NotApplicable, apply_ops, mutate, mutate_many
 from specdefects.defects._common import build_mutant
+from specdefects.defects.invariance import check_invariance
 from specdefects.defects.judge import judge_many, judge_rules
 from specdefects.defects.lexicon import DOMAIN_TERMS, IDENT_PARTS
 from specdefects.records import US_CATEGORIES, Mutant, Task, TestCase
@@ -83,12 +84,20 @@ def test_only_the_description_changes_outside_lv_renames(all_mutants):
                 assert (t.test_code, t.entry_point, t.tests) == (o.test_code, o.entry_point, o.tests)
                 assert o.reference.startswith(o.prompt) or t.reference == o.reference
             if m.defect == "US":
+                # outside the description only the function's name may change, where it said the constraint too
+                renames = m.task.metadata.get("us_renames", {})
+                assert set(renames) <= {o.entry_point}
+
+                def renamed(text, renames=renames):
+                    for old, new in renames.items():
+                        text = re.sub(rf"(?<![\w.]){re.escape(old)}(?!\w)", new, text)
+                    return text
                 s, e = o.description_span
-                assert t.prompt[:s] == o.prompt[:s]
-                assert t.prompt[t.description_span[1]:] == o.prompt[e:]
-                assert (t.test_code, t.entry_point, t.tests) == (o.test_code, o.entry_point, o.tests)
+                assert t.prompt[:t.description_span[0]] == renamed(o.prompt[:s])
+                assert t.prompt[t.description_span[1]:] == renamed(o.prompt[e:])
+                assert (t.test_code, t.entry_point, t.tests) == (renamed(o.test_code), renamed(o.entry_point), o.tests)
                 if not o.reference.startswith(o.prompt):
-                    assert t.reference == o.reference
+                    assert t.reference == renamed(o.reference)
             assert t.with_description(t.description).prompt == t.prompt
 
 
@@ -196,18 +205,28 @@ def test_us_deletes_exactly_one_constraint_per_category(category):
 
 
 def test_us_on_humaneval_and_mbpp_keeps_examples(he, mb):
-    t = he["HumanEval/128"]  # prod_signs(arr): "Note: return None for empty arr."
+    t = he["HumanEval/162"]  # string_to_md5(text): "If 'text' is an empty string, return None."
     m = first_seed(t, "US", lambda m: m.ops[0].category == "output_edge_case")
     assert "None" not in m.task.description and "None" in m.original.description
+    # prod_signs: "Note: return None for empty arr." is no loss where an example shows prod_signs([]) == None
+    for seed in range(5):
+        m128 = mutate(he["HumanEval/128"], "US", seed=seed)
+        assert isinstance(m128, NotApplicable) or "None" in m128.task.description
     assert ">>>" in m.task.prompt and m.task.prompt.count(">>>") == t.prompt.count(">>>")
     # longest() -> Optional[str]: "Return None in case the input list is empty." is still said by the signature
     assert all(isinstance(mutate(he["HumanEval/12"], "US", seed=s), NotApplicable) or
                "None" in mutate(he["HumanEval/12"], "US", seed=s).task.description for s in range(5))
     # "Write a function to find the largest integers from a given list of numbers using heap queue algorithm.":
-    # the hint is no constraint (the tests cannot see how the result was computed), and "largest" is
-    # still said by the function's name (heap_queue_largest), so deleting it would lose nothing
+    # the hint is no constraint (the tests cannot see how the result was computed); "largest" is also said
+    # by the function's name (heap_queue_largest), so it leaves the name too, in the prompt's tests, the
+    # test program and the reference, and the reference still passes the renamed tests
     m = mutate(mb["4"], "US", seed=0)
-    assert not isinstance(m, Mutant) and "function's name" in m.reason
+    assert m.ops[0].before.strip() == "largest" and "using heap queue algorithm" in m.task.description
+    assert m.task.entry_point == "heap_queue" and m.task.metadata["us_renames"] == {"heap_queue_largest": "heap_queue"}
+    assert "heap_queue_largest" not in m.task.prompt + m.task.test_code + m.task.reference
+    assert judge_rules(m)["compliance"] == 1
+    (result,) = check_invariance([m])
+    assert result.status == "passed", result.stderr
 
 
 def test_us_lcb_constraints_line():

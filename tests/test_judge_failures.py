@@ -159,8 +159,24 @@ def test_us_engine_never_deletes_what_the_function_name_still_says(mbpp):
     assert len(mutants) > 150
     named = []
     for m in mutants:
-        parts = {p.lower() for p in re.findall(r"[a-z]+", m.original.entry_point.lower()) if len(p) >= 3}
+        # (a name that also said the constraint loses that part with it: max_Abs_Diff -> Abs_Diff)
+        parts = {p.lower() for p in re.findall(r"[a-z]+", m.task.entry_point.lower()) if len(p) >= 3}
         words = {w.lower() for w in re.findall(r"[A-Za-z]{3,}", m.ops[0].before)} - {"the", "and", "given"}
         if words and words <= parts:
             named.append(m.original.task_id)
     assert not named, named[:5]
+
+
+@needs_mbpp
+def test_us_judge_accepts_a_name_only_when_it_loses_what_the_prose_lost(mbpp):
+    # mbpp/4 "find the largest integers ..." with heap_queue_largest: "largest" leaves prose and name
+    from specdefects.defects import mutate
+
+    good = mutate(mbpp["4"], "US", seed=0)
+    assert judge_rules(good)["compliance"] == 1
+    for other in ("heap_queue_top", "queue_largest", "largest_heap_queue"):
+        # a name changed some other way: a second edit, not the deletion's
+        ops = good.ops[:1] + [Op("code_rename", "function", o.span, o.before, other) for o in good.ops[1:]]
+        task = good.task.__class__(**{**good.task.__dict__, "entry_point": other})
+        bad = Mutant(original=good.original, task=task, defect="US", ops=ops)
+        assert judge_rules(bad)["compliance"] == 0, other

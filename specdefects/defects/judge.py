@@ -37,7 +37,7 @@ from collections import Counter
 from ..records import Mutant
 from ._common import ident_words
 from .lexicon import IDENT_FRAME
-from .under_specification import LEANS_BACK, RATIONALE, TWO_CONDITION_DEFINITION
+from .under_specification import LEANS_BACK, RATIONALE, TWO_CONDITION_DEFINITION, name_says
 
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f]")
 NUMBER = re.compile(r"(?<![A-Za-z_])-?\d+(?:\.\d+)?")  # not the digits of an identifier (fib4)
@@ -322,6 +322,25 @@ def _list_entry(o: str, s: int, e: int) -> bool:
     return any(n >= 3 and bs - 1 <= s and e <= be + 1 and (e - s) < (be - bs) for bs, be, n in blocks)
 
 
+def _name_follows_deletion(m: Mutant, deleted: str) -> bool:
+    """Nothing changed but the description, or also the function's name, losing only parts that said
+    what the description lost (``max_Abs_Diff`` -> ``Abs_Diff`` with "maximum" deleted)."""
+    old, new = m.original.entry_point, m.task.entry_point
+    if old == new:
+        return len(m.ops) == 1
+    if any(op.kind != "code_rename" or (op.before, op.after) != (old, new) for op in m.ops[1:]):
+        return False
+    old_parts, new_parts = ident_words(old), ident_words(new)
+    it = iter(old_parts)
+    if not new_parts or not all(p in it for p in new_parts):  # the new name keeps the old one's order
+        return False
+    dropped = list(old_parts)
+    for p in new_parts:
+        dropped.remove(p)
+    said = _content_words(deleted)
+    return bool(dropped) and all(any(name_says(p, w) for w in said) for p in dropped)
+
+
 def us_compliance(m: Mutant) -> dict[str, int]:
     o, n = m.original.description, m.task.description
     # "a positive integer" -> "an integer": the article follows the next word, not a change
@@ -344,7 +363,7 @@ def us_compliance(m: Mutant) -> dict[str, int]:
     words_deleted = len(WORD.findall(deleted)) - (1 if re.search(r"\ban?\b", deleted[:3], re.I) and
                                                     re.search(r"\ban?\b", n, re.I) else 0)
     not_example = int(">>>" not in deleted and not re.search(r"\bExample\b", deleted))
-    others_same = int(m.original.entry_point == m.task.entry_point and len(m.ops) == 1)
+    others_same = int(_name_follows_deletion(m, deleted))
     constraint = 0
     if one_span and ops:
         start = i1
