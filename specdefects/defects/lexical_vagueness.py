@@ -81,6 +81,8 @@ SENSE_GUARDS_BEFORE = {  # word -> what may not precede it ("blank spaces" would
     "number": NUMBER_KIND, "numbers": NUMBER_KIND,
     "words": re.compile(r"\bother\s+$", re.I),  # "In other words" is an idiom
     "sum": SUM_KIND, "sums": SUM_KIND,
+    # "a string of length n" is the idiom ("of size n" everywhere would mark LV; "of extent n" reads wrong)
+    "length": re.compile(r"\bof\s+$", re.I),
     "keys": re.compile(r"\b(?:white|black|piano)\s+$", re.I), "key": re.compile(r"\b(?:white|black|piano)\s+$", re.I),
 }
 Group = tuple  # (kind, key, occurrences [(start, end, text)], alternatives)

@@ -55,7 +55,7 @@ DOMAIN_TERMS: dict[str, tuple[str, ...]] = {
     "index": ("position", "place"), "indices": ("positions", "places"),
     "indexes": ("positions", "places"),
     "position": ("place",), "positions": ("places",),
-    "length": ("size",), "lengths": ("sizes",),
+    "length": ("size", "extent"), "lengths": ("sizes", "extents"),
     "occurrence": ("instance", "appearance"), "occurrences": ("instances", "appearances"),
     "key": ("label", "tag", "name"), "keys": ("labels", "tags", "names"),
     # graphs, grids, misc
@@ -126,7 +126,7 @@ PHRASES: dict[str, tuple[str, ...]] = {
     r"each element in": ("every item of", "each thing in"),
     r"each character": ("every symbol", "each mark"),
     r"each word": ("every term", "each chunk"),
-    r"the length of": ("the size of",),
+    r"the length of": ("the size of", "the extent of"),
     r"the sum of": ("the total of",),
     r"the product of": ("what you get multiplying", "the result of multiplying"),
     r"a given string": ("some text", "a piece of text", "the text"),
@@ -140,6 +140,8 @@ PHRASES: dict[str, tuple[str, ...]] = {
     r"in the list": ("in the collection", "among the items", "in there"),
     r"in the string": ("in the text", "within the text"),
     r"the number of times": ("how often",),
+    # a two-way condition made one-way: "good if and only if" -> "good when"
+    r"if and only if": ("when", "whenever"),
 }
 
 # Identifier parts (after splitting on "_" and camelCase). Only parts that are informative enough
