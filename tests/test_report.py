@@ -23,6 +23,7 @@ from specdefects.report import (
     GAP,
     ReportError,
     ReportWarning,
+    Run,
     drop_matrix,
     heatmap,
     load_runs,
@@ -79,7 +80,8 @@ def test_task_names():
 
 
 def test_table4_values_deltas_and_gap(runs):
-    t = table4(runs)
+    # the study's layout: every change against Orig over all its tasks
+    t = table4(runs, basis="unpaired")
     assert list(t.index) == ["org/model-a", "model-b"]
     assert t.columns[0] == ("HumanEval", "Orig") and t.columns[-1] == ("LiveCodeBench", "SF")
     a, b = t.loc["org/model-a"], t.loc["model-b"]
@@ -92,6 +94,36 @@ def test_table4_values_deltas_and_gap(runs):
     # model B: MBPP 60 / 48 / 57 / missing; LCB SF 30 (+5)
     assert [b[("MBPP", v)] for v in ("Orig", "US", "LV", "SF")] == ["60.0", "48.0 (-12.0)", "57.0 (-3.0)", GAP]
     assert b[("HumanEval", "SF")] == "76.0 (-4.0)" and b[("LiveCodeBench", "SF")] == "30.0 (+5.0)"
+    # the headline pairs where samples allow it and says so where they do not
+    headline = table4(runs).loc["org/model-a"]
+    assert headline[("HumanEval", "US")] == "40.0 (-10.0)" and headline[("HumanEval", "LV")] == "45.0 (-5.0 unpaired)"
+
+
+def _run_with_samples(per_variant: dict[str, dict[str, int]]) -> Run:
+    scores = {("humaneval", v): sum(p.values()) / len(p) for v, p in per_variant.items()}
+    samples = [{"model": "m", "benchmark": "humaneval", "variant": v, "doc_id": i, "task_id": t, "passed": p}
+               for v, per in per_variant.items() for i, (t, p) in enumerate(per.items())]
+    return Run(model="m", scores=scores, samples=samples)
+
+
+def test_the_headline_drop_is_paired_where_paired_and_unpaired_disagree(tmp_path):
+    # Orig solves t1-t3 (75 %); only t3 and t4 have a US mutant, and US solves them as Orig did (one of
+    # two): the mutant cost nothing, though US (50 %) sits 25 points below Orig's 75 %
+    run = _run_with_samples({"orig": {"t1": 1, "t2": 1, "t3": 1, "t4": 0}, "US": {"t3": 1, "t4": 0},
+                             "LV": {"t1": 0, "t2": 1, "t3": 1, "t4": 0}})
+    row = table4([run]).loc["m"]
+    assert row[("HumanEval", "US")] == "50.0 (±0.0, N=2)" and row[("HumanEval", "LV")] == "50.0 (-25.0)"
+    assert table4([run], basis="unpaired").loc["m", ("HumanEval", "US")] == "50.0 (-25.0)"
+    long = scores_frame([run]).set_index("variant")
+    assert long.loc["US", "drop_basis"] == "paired" and long.loc["US", "abs_drop_unpaired"] == pytest.approx(-25.0)
+    assert long.loc["US", "rel_drop_pct"] == pytest.approx(0.0)  # what Figure 2 plots
+    num = table4_numeric([run]).set_index("model")
+    assert num.loc["m", "humaneval_US_delta"] == 0.0 and num.loc["m", "humaneval_US_n"] == 2
+    paths = write_report([run], tmp_path, n_boot=200)
+    assert "50.0 (±0.0, N=2)" in paths["table4_md"].read_text()
+    assert "50.0 (-25.0)" in paths["table4_unpaired_md"].read_text()
+    with pytest.raises(ValueError, match="basis"):
+        table4([run], basis="pairs")
 
 
 def test_long_and_numeric_frames(runs):
@@ -117,7 +149,7 @@ def _strip_escapes(tex):
 
 
 def test_latex_is_well_formed(runs):
-    tex = to_latex(table4(runs), caption="Pass@1 (%) & changes", label="tab:x")
+    tex = to_latex(table4(runs, basis="unpaired"), caption="Pass@1 (%) & changes", label="tab:x")
     body = _strip_escapes(tex)
     depth = 0
     for ch in body:
@@ -199,7 +231,7 @@ def test_instruct_tasks_are_their_own_model(tmp_path):
     runs = load_runs(d)
     assert [r.model for r in runs] == ["org/chat", "org/chat (instruct)"]
     t = table4(runs)
-    assert t.loc["org/chat (instruct)", ("HumanEval", "US")] == "25.0 (-25.0)"
+    assert t.loc["org/chat (instruct)", ("HumanEval", "US")] == "25.0 (-25.0 unpaired)"  # no samples to pair
     assert t.loc["org/chat", ("HumanEval", "US")] == GAP
 
 

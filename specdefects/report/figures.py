@@ -17,7 +17,8 @@ from .tables import GAP, _frame, _grid, _variants, benchmark_label
 
 def drop_matrix(data: Sequence[Run] | pd.DataFrame) -> pd.DataFrame:
     """Models × ``"<Benchmark> <variant>"`` (defect variants only) of ``rel_drop_pct``
-    (signed percent: negative means pass@1 fell); NaN where a cell is missing."""
+    (signed percent: negative means pass@1 fell), against Orig on the same tasks where the runs'
+    samples allow it (:func:`specdefects.report.tables.scores_frame`); NaN where a cell is missing."""
     models, benchmarks, cells = _grid(data)
     variants = [v for v in _variants(data) if v != "orig"]
     cols, rows = [], []
@@ -37,7 +38,8 @@ def drop_matrix(data: Sequence[Run] | pd.DataFrame) -> pd.DataFrame:
 
 
 def heatmap(data: Sequence[Run] | pd.DataFrame, path: str | os.PathLike,
-            title: str = "Relative change of pass@1 vs. the original description (%)", dpi: int = 150) -> Path:
+            title: str = "Relative change of pass@1 vs. the original description on the same tasks (%)",
+            dpi: int = 150) -> Path:
     """Write the Figure 2 heatmap to ``path`` (PNG, or any format matplotlib infers from the
     suffix) and return the path. Cells are annotated; missing ones are grey with a dash.
     Colours are diverging around 0 (red: pass@1 fell)."""

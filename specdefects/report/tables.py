@@ -31,7 +31,10 @@ from .runs import (
 )
 
 GAP = "–"  # en dash: a model/benchmark/variant without a result
-LONG_COLUMNS = ["model", "benchmark", "variant", "pass_at_1", "abs_drop", "rel_drop_pct", "stderr"]
+LONG_COLUMNS = ["model", "benchmark", "variant", "pass_at_1", "abs_drop", "rel_drop_pct", "stderr", "drop_basis",
+                "orig_same_tasks", "n_tasks", "n_orig", "abs_drop_unpaired", "rel_drop_unpaired_pct"]
+PAIRED, UNPAIRED = "paired", "unpaired"
+PUBLISHED = "published"  # the study's own numbers: its layout, over its (near complete) coverage
 PUBLISHED_FILE = "spec_defects_pass_at_1.csv"
 PUBLIC_ONLY_LABEL = "public tests only"
 
@@ -41,18 +44,29 @@ def _isnum(x: Any) -> bool:
 
 
 def _with_drops(rows: list[dict]) -> pd.DataFrame:
-    """Add ``abs_drop`` (percentage points, signed) and ``rel_drop_pct`` per row through
-    :func:`specdefects.metrics.drops`; rows whose model/benchmark lacks Orig keep gaps."""
+    """Add the change against Orig per row through :func:`specdefects.metrics.drops`: ``abs_drop``
+    (percentage points, signed) and ``rel_drop_pct`` against Orig **on the same tasks** where the row
+    carries ``orig_same_tasks`` (``drop_basis`` "paired"), else against Orig over all its tasks
+    ("unpaired": the study's layout, or a run without samples); the unpaired change always in
+    ``abs_drop_unpaired`` / ``rel_drop_unpaired_pct``. Rows whose model/benchmark lacks Orig keep gaps."""
     by_cell: dict[tuple[str, str], dict[str, float]] = {}
     for r in rows:
         by_cell.setdefault((r["model"], r["benchmark"]), {})[r["variant"]] = r["pass_at_1"]
     for r in rows:
-        r.setdefault("abs_drop", None)
-        r.setdefault("rel_drop_pct", None)
+        for k in ("abs_drop", "rel_drop_pct", "abs_drop_unpaired", "rel_drop_unpaired_pct", "drop_basis",
+                  "orig_same_tasks", "n_tasks", "n_orig"):
+            r.setdefault(k, None)
         cell = by_cell[(r["model"], r["benchmark"])]
-        if r["variant"] != "orig" and "orig" in cell:
-            d = drops({"orig": cell["orig"], r["variant"]: r["pass_at_1"]})[r["variant"]]
-            r["abs_drop"], r["rel_drop_pct"] = d["abs_drop"], d["rel_drop_pct"]
+        if r["variant"] == "orig" or "orig" not in cell:
+            continue
+        d = drops({"orig": cell["orig"], r["variant"]: r["pass_at_1"]})[r["variant"]]
+        r["abs_drop_unpaired"], r["rel_drop_unpaired_pct"] = d["abs_drop"], d["rel_drop_pct"]
+        if _isnum(r["orig_same_tasks"]):
+            d = drops({"orig": r["orig_same_tasks"], r["variant"]: r["pass_at_1"]})[r["variant"]]
+            r["drop_basis"] = PAIRED
+        else:
+            r["drop_basis"] = r["drop_basis"] or UNPAIRED
+        r["abs_drop"], r["rel_drop_pct"] = d["abs_drop"], d["rel_drop_pct"]
     df = pd.DataFrame(rows)
     extra = [c for c in df.columns if c not in LONG_COLUMNS]
     for c in LONG_COLUMNS:
@@ -61,18 +75,43 @@ def _with_drops(rows: list[dict]) -> pd.DataFrame:
     return df[LONG_COLUMNS + extra]
 
 
+def _orig_on_same_tasks(run: Run) -> dict[tuple[str, str], dict]:
+    """Per (benchmark, defect variant) with samples: Orig's pass@1 (percent) on the variant's tasks,
+    how many tasks that is and how many Orig has. A variant covers only the tasks that have its
+    mutant (US: 118 of 164 HumanEval), so its drop is measured on those."""
+    per: dict[tuple[str, str], dict[str, float]] = {}
+    for s in run.samples:
+        if _isnum(s.get("passed")):
+            per.setdefault((s["benchmark"], s["variant"]), {})[s["task_id"]] = float(s["passed"])
+    out = {}
+    for (b, v), tasks in per.items():
+        orig = per.get((b, "orig"))
+        if v == "orig" or not orig or not tasks:
+            continue
+        both = [t for t in tasks if t in orig]
+        if len(both) != len(tasks):
+            continue  # a variant task with no Orig answer: nothing to pair it with
+        out[(b, v)] = {"orig_same_tasks": 100.0 * sum(orig[t] for t in both) / len(both), "n_tasks": len(both),
+                       "n_orig": len(orig)}
+    return out
+
+
 def scores_frame(runs: Sequence[Run]) -> pd.DataFrame:
     """Long frame of runs: model, benchmark, variant, pass_at_1 (percent), abs_drop
-    (percentage points, variant - Orig), rel_drop_pct, stderr (percent), and ``tests_scope``
+    (percentage points, variant - Orig **on the variant's tasks** where the samples allow it:
+    ``drop_basis`` "paired", with ``orig_same_tasks``, ``n_tasks`` and Orig's ``n_orig``; else
+    against Orig over all its tasks, "unpaired"), rel_drop_pct, the unpaired change
+    (``abs_drop_unpaired``, ``rel_drop_unpaired_pct``: the study's layout), stderr (percent), and ``tests_scope``
     when a run's data says which tests it held (``public``: LiveCodeBench on the statements'
     public examples only, pass@1 an upper bound). Only cells the runs hold appear; a missing
     variant is simply absent (a gap in :func:`table4`)."""
     rows = []
     for run in runs:
+        same = _orig_on_same_tasks(run)
         for (b, v), s in run.scores.items():
             se = run.stderr.get((b, v))
             row = {"model": run.model, "benchmark": b, "variant": v, "pass_at_1": 100.0 * s,
-                   "stderr": None if se is None else 100.0 * se}
+                   "stderr": None if se is None else 100.0 * se, **same.get((b, v), {})}
             if (b, v) in run.tests_scope:
                 row["tests_scope"] = run.tests_scope[(b, v)]
             rows.append(row)
@@ -110,7 +149,7 @@ def published_frame(shared_data: str | os.PathLike | None = None) -> pd.DataFram
     for rec in raw.to_dict("records"):
         row = {"model": str(rec["model"]), "benchmark": str(rec["benchmark"]).lower(),
                "variant": normalize_variant(rec["variant"]), "pass_at_1": float(rec["pass_at_1"]),
-               "stderr": None}
+               "stderr": None, "drop_basis": PUBLISHED}
         if "tier" in rec:
             row["tier"] = rec["tier"]
         rows.append(row)
@@ -155,14 +194,25 @@ def _fmt(x: float, decimals: int, signed: bool = False) -> str:
     return s
 
 
-def _cell(rec: dict | None, variant: str, decimals: int) -> str:
+def _cell(rec: dict | None, variant: str, decimals: int, basis: str = PAIRED) -> str:
+    """``29.3 (-7.9)``; on the paired basis ``29.3 (-7.9, N=118)`` where the variant covers fewer tasks
+    than Orig, and ``29.3 (-7.9 unpaired)`` where no samples allowed pairing."""
     if rec is None or not _isnum(rec.get("pass_at_1")):
         return GAP
     value = _fmt(rec["pass_at_1"], decimals)
     if variant == "orig":
         return value
+    if basis == UNPAIRED:
+        delta = rec.get("abs_drop_unpaired", rec.get("abs_drop"))
+        return f"{value} ({_fmt(delta, decimals, signed=True) if _isnum(delta) else GAP})"
     delta = rec.get("abs_drop")
-    return f"{value} ({_fmt(delta, decimals, signed=True) if _isnum(delta) else GAP})"
+    text = _fmt(delta, decimals, signed=True) if _isnum(delta) else GAP
+    n, n_orig = rec.get("n_tasks"), rec.get("n_orig")
+    if rec.get("drop_basis") == PAIRED and _isnum(n) and _isnum(n_orig) and n < n_orig:
+        text += f", N={int(n)}"
+    elif rec.get("drop_basis") == UNPAIRED and _isnum(delta):
+        text += " unpaired"
+    return f"{value} ({text})"
 
 
 def benchmark_label(data: Sequence[Run] | pd.DataFrame, benchmark: str) -> str:
@@ -179,24 +229,30 @@ def benchmark_label(data: Sequence[Run] | pd.DataFrame, benchmark: str) -> str:
     return f"{label} ({PUBLIC_ONLY_LABEL} in some runs: see tests_scope in scores.csv)" if public.any() else label
 
 
-def table4(data: Sequence[Run] | pd.DataFrame, decimals: int = 1) -> pd.DataFrame:
+def table4(data: Sequence[Run] | pd.DataFrame, decimals: int = 1, basis: str = PAIRED) -> pd.DataFrame:
     """Display table: index ``Model``, columns (benchmark label, variant label) such as
-    ``("HumanEval", "US")``; Orig cells read ``37.2``, defect cells ``29.3 (-7.9)`` (change
-    against Orig in percentage points), missing cells :data:`GAP`. Strings throughout. A
-    benchmark scored on public tests only is labelled so (:func:`benchmark_label`)."""
+    ``("HumanEval", "US")``; Orig cells read ``37.2``, defect cells ``29.3 (-7.9, N=118)``: the
+    change in percentage points against Orig **on the same tasks**, with N where the variant covers
+    fewer tasks than Orig ("unpaired" marks a cell whose run logged no samples to pair). Missing
+    cells are :data:`GAP`; strings throughout. ``basis="unpaired"``: the study's layout, every change
+    against Orig over all its tasks, which mixes which tasks have a mutant with what the mutant does.
+    A benchmark scored on public tests only is labelled so (:func:`benchmark_label`)."""
+    if basis not in (PAIRED, UNPAIRED):
+        raise ValueError(f"basis must be {PAIRED!r} or {UNPAIRED!r}, not {basis!r}")
     models, benchmarks, cells = _grid(data)
     variants = _variants(data)
     labels = {b: benchmark_label(data, b) for b in benchmarks}
     cols = pd.MultiIndex.from_tuples([(labels[b], VARIANT_LABELS.get(v, v))
                                       for b in benchmarks for v in variants])
-    rows = [[_cell(cells.get((m, b, v)), v, decimals) for b in benchmarks for v in variants] for m in models]
+    rows = [[_cell(cells.get((m, b, v)), v, decimals, basis) for b in benchmarks for v in variants] for m in models]
     return pd.DataFrame(rows, index=pd.Index(models, name="Model"), columns=cols)
 
 
 def table4_numeric(data: Sequence[Run] | pd.DataFrame, decimals: int | None = 1) -> pd.DataFrame:
     """Wide numeric table (for CSV): ``model`` then, per benchmark, ``<bench>_orig``,
-    ``<bench>_US``, ``<bench>_US_delta``, ... in percent (rounded to ``decimals`` unless
-    None); a gap is NaN (an empty CSV cell)."""
+    ``<bench>_US``, ``<bench>_US_delta`` (against Orig on the same tasks where paired),
+    ``<bench>_US_n`` (those tasks), ``<bench>_US_delta_unpaired``, ... in percent (rounded to
+    ``decimals`` unless None); a gap is NaN (an empty CSV cell)."""
     models, benchmarks, cells = _grid(data)
     out = []
     for m in models:
@@ -207,6 +263,8 @@ def table4_numeric(data: Sequence[Run] | pd.DataFrame, decimals: int | None = 1)
                 row[f"{b}_{v}"] = rec.get("pass_at_1")
                 if v != "orig":
                     row[f"{b}_{v}_delta"] = rec.get("abs_drop")
+                    row[f"{b}_{v}_n"] = rec.get("n_tasks")
+                    row[f"{b}_{v}_delta_unpaired"] = rec.get("abs_drop_unpaired")
         out.append(row)
     df = pd.DataFrame(out).astype({c: float for c in out[0] if c != "model"}) if out else pd.DataFrame()
     return df.round(decimals) if decimals is not None and not df.empty else df
