@@ -87,8 +87,12 @@ def test_drop_hand_numbers(metrics):
     assert out["n_tasks"] == {"orig": 4, "LV": 2, "US": 4}
     assert out["abs_drop"]["US"] == pytest.approx(-0.25)
     assert out["rel_drop_pct"]["US"] == pytest.approx(-100 / 3)
-    assert out["abs_drop"]["LV"] == pytest.approx(0.25)
-    assert out["rel_drop_pct"]["LV"] == pytest.approx(100 / 3)
+    # LV against orig on LV's own tasks t1, t2 (both pass): no change, where orig over all four
+    # tasks (0.75) would make LV's 1.0 look like a gain
+    assert out["abs_drop"]["LV"] == pytest.approx(0.0) and out["rel_drop_pct"]["LV"] == pytest.approx(0.0)
+    assert out["abs_drop_unpaired"]["LV"] == pytest.approx(0.25)
+    assert out["rel_drop_unpaired_pct"]["LV"] == pytest.approx(100 / 3)
+    assert out["abs_drop_unpaired"]["US"] == pytest.approx(-0.25)  # same tasks: both agree
     # paired: LV against orig on t1, t2 only (both pass) -> no change, two tasks unpaired
     lv = out["paired"]["LV"]
     assert (lv["orig"], lv["pass_at_1"], lv["abs_drop"], lv["n_tasks"], lv["n_unpaired"]) == (1.0, 1.0, 0.0, 2, 2)

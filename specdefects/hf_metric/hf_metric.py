@@ -67,8 +67,9 @@ Args (by config):
 Returns:
     pass_at_k: {"pass@1": float, ...} fractions in [0, 1].
     drop: {"pass@1": {variant: fraction}, "n_tasks": {variant: int},
-           "abs_drop": {variant: fraction, signed, variant - orig},
-           "rel_drop_pct": {variant: percent or None}, "paired": {variant: {...}}}.
+           "abs_drop": {variant: fraction, signed, variant - orig on the variant's tasks},
+           "rel_drop_pct": {variant: percent or None}, "abs_drop_unpaired" / "rel_drop_unpaired_pct"
+           (against orig over all its tasks: the study's layout), "paired": {variant: {...}}}.
     switching: {"switching": {...}, "adherence_a": {...}, "adherence_b": {...}}, each with
            rate, ci_low, ci_high, per_run, n_instances, n_families, n_boot (fractions).
     classification: {"accuracy", "precision", "recall", "f1", "mcc", "per_class",
@@ -161,12 +162,20 @@ class SpecDefectsMetric(evaluate.Metric):
         if baseline not in per_variant:
             raise ValueError(f"no rows with the baseline variant {baseline!r} (variants: {sorted(per_variant)})")
         p1 = {v: pass_at_k_from_results(rows, 1) for v, rows in per_variant.items()}
-        d = drops(p1, baseline=baseline)
+        unpaired = drops(p1, baseline=baseline)
         order = [baseline] + sorted(v for v in p1 if v != baseline)
+        same = {}  # each variant against the baseline on the variant's own tasks
+        for v in order[1:]:
+            tasks = {r["task_id"] for r in per_variant[v]}
+            base_rows = [r for r in per_variant[baseline] if r["task_id"] in tasks]
+            if base_rows:
+                same[v] = drops({baseline: pass_at_k_from_results(base_rows, 1), v: p1[v]}, baseline=baseline)[v]
         out = {"pass@1": {v: p1[v] for v in order},
                "n_tasks": {v: len({r["task_id"] for r in per_variant[v]}) for v in order},
-               "abs_drop": {v: d[v]["abs_drop"] for v in order if v in d},
-               "rel_drop_pct": {v: d[v]["rel_drop_pct"] for v in order if v in d}}
+               "abs_drop": {v: same[v]["abs_drop"] for v in order if v in same},
+               "rel_drop_pct": {v: same[v]["rel_drop_pct"] for v in order if v in same},
+               "abs_drop_unpaired": {v: unpaired[v]["abs_drop"] for v in order if v in unpaired},
+               "rel_drop_unpaired_pct": {v: unpaired[v]["rel_drop_pct"] for v in order if v in unpaired}}
         if n_boot:
             out["paired"] = paired_drops(per_variant, baseline=baseline, n_boot=n_boot, seed=seed, alpha=alpha)
         return out
