@@ -187,6 +187,21 @@ def test_this_projects_runs_are_shown_as_evaluated_here(tmp_path):
     assert {r["Model"] for r in mine} == upstream and "Qwen/Qwen2.5-Coder-0.5B-Instruct" in upstream
     he = next(r for r in mine if r["Benchmark"] == "humaneval" and r["Model"].endswith("0.5B-Instruct"))
     assert he["Orig"] == 50.0 and he["ΔUS"] < 0 and he["Size"] == "small"
+    # US covers 123 of the 164 tasks: Δ against Orig on those (48.0 %), not over all 164 (50.0 %)
+    assert he["US"] == pytest.approx(39.02) and he["ΔUS"] == pytest.approx(-8.9)
+    assert he["Δ on"] == "same tasks (US 123/164)"
+    from specdefects.leaderboard.results import SOURCE_LABEL
+    assert {r["Δ on"] for r in board.robustness if r["Source"] == SOURCE_LABEL["study"]} == {"study's layout"}
+
+
+def test_rows_without_samples_say_their_change_is_unpaired():
+    from specdefects.leaderboard.results import _rob_row
+    vals = {"orig": 50.0, "US": 30.0, "LV": 45.0, "SF": 50.0}
+    row = _rob_row("m", "humaneval", vals, "self-reported", "small", "pretrained")
+    assert row["ΔUS"] == -20.0 and row["Δ on"] == "all Orig tasks (no samples)"
+    paired = _rob_row("m", "humaneval", vals, "evaluated", "small", "pretrained", same_tasks={
+        "US": {"orig_same_tasks": 30.0, "n_tasks": 2, "n_orig": 4}})
+    assert paired["ΔUS"] == 0.0 and paired["ΔLV"] == -5.0 and paired["Δ on"] == "same tasks (US 2/4)"
 
 
 def test_bad_results_files_are_warnings(tmp_path, caplog):

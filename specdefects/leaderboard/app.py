@@ -47,7 +47,10 @@ description (**Orig**) and with three defective rewrites that keep the tests unc
 **US** under-specification (a needed detail removed), **LV** lexical vagueness (precise words replaced by
 vague ones, identifiers renamed), **SF** syntax/formatting defects (broken punctuation, layout, typos).
 Each cell is **Pass@1 in percent** (greedy decoding, one sample per task); **ΔUS / ΔLV / ΔSF** are the
-signed changes from Orig in percentage points (negative = the defect hurt).
+signed changes from Orig in percentage points (negative = the defect hurt). A defect covers only the tasks
+that have its mutant (US: a description with no constraint to delete has none), so for the rows evaluated
+here Δ compares with Orig **on the same tasks**; **Δ on** says so and gives the count where it is fewer
+than Orig's. The study's rows keep its own layout (Orig over all tasks, its coverage near complete).
 
 **Drop heatmap** (Figure 2): the Δ columns as a model × (benchmark, defect) grid.
 
@@ -85,7 +88,7 @@ def _warnings_md(warnings: list[str]) -> str:
 
 
 NUM = "number"
-ROBUSTNESS_TYPES = ["str", "str", NUM, NUM, NUM, NUM, NUM, NUM, NUM, "str", "str", "str", "str", "str"]
+ROBUSTNESS_TYPES = ["str", "str", NUM, NUM, NUM, NUM, NUM, NUM, NUM, "str", "str", "str", "str", "str", "str"]
 FOLLOW_ONE_DECIMAL = ("Switching %", "CI low", "CI high", "Tests A adherence %", "Tests B adherence %",
                       "Explicit A %", "Explicit B %")
 

@@ -14,6 +14,7 @@ import logging
 import math
 import re
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,7 +23,8 @@ import pandas as pd
 
 from ..models import is_registered
 from ..models import spec as model_spec
-from ..report.runs import model_name
+from ..report.runs import ReportWarning, model_name, read_results_file
+from ..report.tables import orig_on_same_tasks
 from ..vocabulary import BENCHMARKS, VARIANTS, parse_task_name
 from .store import _ts
 from .submissions import MODEL_ID, SubmissionError, check_model_id, now_iso
@@ -173,12 +175,27 @@ def parse_result(path: str, raw: bytes) -> dict:
     return s
 
 
-def _rob_row(model, bench, vals: dict, source: str, tier: str, mtype: str, revision="", precision="") -> dict:
+def _rob_row(model, bench, vals: dict, source: str, tier: str, mtype: str, revision="", precision="",
+             same_tasks: dict | None = None) -> dict:
+    """One board row. Δ is the change against Orig **on the defect's own tasks** where ``same_tasks``
+    (variant -> Orig's pass@1 on them, their number and Orig's) says it, else against Orig over all
+    its tasks; the "Δ on" column says which (the study's rows: its own, near-complete coverage)."""
     row = {"Model": model, "Benchmark": bench, "Orig": vals.get("orig")}
+    basis = []
     for d in DEFECTS:
         v = vals.get(d)
         row[d] = v
-        row[f"Δ{d}"] = round(v - vals["orig"], 1) if v is not None and vals.get("orig") is not None else None
+        same = (same_tasks or {}).get(d)
+        base = same["orig_same_tasks"] if same else vals.get("orig")
+        row[f"Δ{d}"] = round(v - base, 1) if v is not None and base is not None else None
+        if same and same.get("n_tasks", 0) < same.get("n_orig", 0):
+            basis.append(f"{d} {same['n_tasks']}/{same['n_orig']}")
+    if source == "study":
+        row["Δ on"] = "study's layout"
+    elif same_tasks:
+        row["Δ on"] = "same tasks" + (f" ({', '.join(basis)})" if basis else "")
+    else:
+        row["Δ on"] = "all Orig tasks (no samples)"
     row.update({"Size": tier, "Type": mtype, "Source": SOURCE_LABEL[source], "Revision": revision or "",
                 "Precision": precision or ""})
     return row
@@ -255,6 +272,13 @@ def evaluated_summaries(folders) -> list[dict]:
                                      "backend": s.get("backend"), "precision": precision})
         for bench, vals in s["scores"].items():
             m["scores"].setdefault(bench, {}).update(vals)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ReportWarning)
+            for run in read_results_file(f):
+                for (bench, variant), same in orig_on_same_tasks(run).items():
+                    m.setdefault("same_tasks", {}).setdefault(bench, {})[variant] = {
+                        "orig_same_tasks": round(same["orig_same_tasks"], 2), "n_tasks": same["n_tasks"],
+                        "n_orig": same["n_orig"]}
         if s.get("follow_tests"):
             m.setdefault("follow_tests", {}).update(s["follow_tests"])
     return list(merged.values())
@@ -276,7 +300,7 @@ def _add_evaluated_here(board: Board, path: Path, warnings: list[str]) -> None:
         for bench, vals in sorted(s["scores"].items()):
             board.robustness.append(_rob_row(s["model"], bench, vals, "evaluated", _tier(s.get("params")),
                                              s.get("model_type") or "instruction-tuned", "",
-                                             s.get("precision") or ""))
+                                             s.get("precision") or "", (s.get("same_tasks") or {}).get(bench)))
         if s.get("follow_tests"):
             board.follow.append(_follow_row(s["model"], s["follow_tests"], "evaluated"))
 
@@ -323,7 +347,7 @@ def load_board(store=None, published: str | Path | None = None) -> Board:
 
 
 # ------------------------------------------------------------------------------------------------
-ROBUSTNESS_COLUMNS = ["Model", "Benchmark", "Orig", "US", "ΔUS", "LV", "ΔLV", "SF", "ΔSF", "Size", "Type",
+ROBUSTNESS_COLUMNS = ["Model", "Benchmark", "Orig", "US", "ΔUS", "LV", "ΔLV", "SF", "ΔSF", "Δ on", "Size", "Type",
                       "Source", "Revision", "Precision"]
 FOLLOW_COLUMNS = ["Model", "Switching %", "95% CI", "CI low", "CI high", "Tests A adherence %",
                   "Tests B adherence %", "Explicit A %", "Explicit B %", "Source"]
@@ -378,7 +402,7 @@ def heatmap_figure(rows: list[dict], benchmarks=BENCHMARKS):
             if np.isfinite(grid[i, j]):
                 ax.text(j, i, f"{grid[i, j]:+.1f}", ha="center", va="center", fontsize=7,
                         color="white" if abs(grid[i, j]) > 0.6 * lim else "black")
-    fig.colorbar(im, ax=ax, label="Pass@1 change vs. original (pp)")
+    fig.colorbar(im, ax=ax, label="Pass@1 change vs. original on the same tasks (pp)")
     ax.set_title("Pass@1 drop under defective descriptions")
     fig.tight_layout()
     return fig

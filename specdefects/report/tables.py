@@ -75,7 +75,7 @@ def _with_drops(rows: list[dict]) -> pd.DataFrame:
     return df[LONG_COLUMNS + extra]
 
 
-def _orig_on_same_tasks(run: Run) -> dict[tuple[str, str], dict]:
+def orig_on_same_tasks(run: Run) -> dict[tuple[str, str], dict]:
     """Per (benchmark, defect variant) with samples: Orig's pass@1 (percent) on the variant's tasks,
     how many tasks that is and how many Orig has. A variant covers only the tasks that have its
     mutant (US: 118 of 164 HumanEval), so its drop is measured on those."""
@@ -107,7 +107,7 @@ def scores_frame(runs: Sequence[Run]) -> pd.DataFrame:
     variant is simply absent (a gap in :func:`table4`)."""
     rows = []
     for run in runs:
-        same = _orig_on_same_tasks(run)
+        same = orig_on_same_tasks(run)
         for (b, v), s in run.scores.items():
             se = run.stderr.get((b, v))
             row = {"model": run.model, "benchmark": b, "variant": v, "pass_at_1": 100.0 * s,
