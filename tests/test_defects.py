@@ -217,13 +217,17 @@ def test_us_on_humaneval_and_mbpp_keeps_examples(he, mb):
     assert all(isinstance(mutate(he["HumanEval/12"], "US", seed=s), NotApplicable) or
                "None" in mutate(he["HumanEval/12"], "US", seed=s).task.description for s in range(5))
     # "Write a function to find the largest integers from a given list of numbers using heap queue algorithm.":
-    # the hint is no constraint (the tests cannot see how the result was computed); "largest" is also said
-    # by the function's name (heap_queue_largest), so it leaves the name too, in the prompt's tests, the
-    # test program and the reference, and the reference still passes the renamed tests
-    m = mutate(mb["4"], "US", seed=0)
-    assert m.ops[0].before.strip() == "largest" and "using heap queue algorithm" in m.task.description
-    assert m.task.entry_point == "heap_queue" and m.task.metadata["us_renames"] == {"heap_queue_largest": "heap_queue"}
-    assert "heap_queue_largest" not in m.task.prompt + m.task.test_code + m.task.reference
+    # the hint is no constraint (the tests cannot see how the result was computed), and "largest" is what
+    # the one-sentence request asks for: deleting it leaves no task
+    assert isinstance(mutate(mb["4"], "US", seed=0), NotApplicable)
+    # "find sequences of lowercase letters joined with an underscore" (text_lowercase_underscore): "lowercase"
+    # is also said by the name, so it leaves the name too, in the prompt's tests, the test program and the
+    # reference, and the reference still passes the renamed tests
+    m = mutate(mb["16"], "US", seed=0)
+    assert m.ops[0].before.strip() == "lowercase" and "letters joined with an underscore" in m.task.description
+    assert m.task.entry_point == "text_underscore"
+    assert m.task.metadata["us_renames"] == {"text_lowercase_underscore": "text_underscore"}
+    assert "text_lowercase_underscore" not in m.task.prompt + m.task.test_code + m.task.reference
     assert judge_rules(m)["compliance"] == 1
     (result,) = check_invariance([m])
     assert result.status == "passed", result.stderr
@@ -323,8 +327,8 @@ US_FORMS = [  # (description, category, deleted text, mutated description): one 
      "Write a function to remove characters from the first string."),
     ("Return the square root of x, or raise ValueError if x is negative.", "error_handling",
      ", or raise ValueError if x is negative", "Return the square root of x."),
-    ("Write a function to convert a list to a tuple.", "output_format", " to a tuple",
-     "Write a function to convert a list."),
+    ("Write a function to convert a list to a tuple. Assume all elements are integers.", "input_precondition",
+     " Assume all elements are integers.", "Write a function to convert a list to a tuple."),
     ("Return the words of the sentence. Words are separated by a single space.", "output_format",
      " Words are separated by a single space.", "Return the words of the sentence."),
 ]
@@ -444,10 +448,11 @@ def test_bad_arguments():
 # ("Return n-th Fibonacci number.") and ~780 one-line MBPP requests ("Write a function to find
 # the area of a trapezium.", "... of two numbers") state nothing else, so rules reach ~70% / ~20%
 # where the study's LLM engine reached 160/164 and 974/974. These are floors just under the
-# measured values (HumanEval 115/164, MBPP 200/974 at seed 0), not the 95% bar: precision comes
-# first (see the hand check in the card).
+# measured values (HumanEval 114/164, MBPP 182/974 at seed 0), not the 95% bar: precision comes
+# first (see the hand check in the card; "convert a list[ to a tuple]" and "find the[ minimum] value"
+# leave no task, so a one-sentence request keeps its conversion target and its superlative).
 COVERAGE_BARS = {("humaneval", "LV"): 0.95, ("humaneval", "SF"): 0.95, ("humaneval", "US"): 0.68,
-                 ("mbpp", "LV"): 0.95, ("mbpp", "SF"): 0.95, ("mbpp", "US"): 0.19}
+                 ("mbpp", "LV"): 0.95, ("mbpp", "SF"): 0.95, ("mbpp", "US"): 0.18}
 COMPLIANCE_BARS = {"LV": 0.95, "SF": 0.95, "US": 0.85}
 
 

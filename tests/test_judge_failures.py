@@ -169,14 +169,43 @@ def test_us_engine_never_deletes_what_the_function_name_still_says(mbpp):
 
 @needs_mbpp
 def test_us_judge_accepts_a_name_only_when_it_loses_what_the_prose_lost(mbpp):
-    # mbpp/4 "find the largest integers ..." with heap_queue_largest: "largest" leaves prose and name
+    # mbpp/16 "find sequences of lowercase letters ..." with text_lowercase_underscore: "lowercase" leaves
+    # prose and name
     from specdefects.defects import mutate
 
-    good = mutate(mbpp["4"], "US", seed=0)
+    good = mutate(mbpp["16"], "US", seed=0)
     assert judge_rules(good)["compliance"] == 1
-    for other in ("heap_queue_top", "queue_largest", "largest_heap_queue"):
+    for other in ("text_lower_underscore", "lowercase_underscore", "underscore_text"):
         # a name changed some other way: a second edit, not the deletion's
         ops = good.ops[:1] + [Op("code_rename", "function", o.span, o.before, other) for o in good.ops[1:]]
         task = good.task.__class__(**{**good.task.__dict__, "entry_point": other})
         bad = Mutant(original=good.original, task=task, defect="US", ops=ops)
         assert judge_rules(bad)["compliance"] == 0, other
+
+
+ROUND6_REFUSED = [  # (task, why the round-6 reader rejected the deletion the engine made then)
+    ("577", "'find the[ last] digit in factorial': the ordinal is the request"),
+    ("418", "'find the sublist[ having maximum length]': the objective is the request"),
+    ("410", "'find the[ minimum] value': the superlative is the request"),
+    ("553", "'convert the given tuple[ to a floating-point number]': the target is the request"),
+]
+
+
+@needs_mbpp
+@pytest.mark.parametrize("task_id,why", ROUND6_REFUSED)
+def test_us_engine_keeps_what_a_one_sentence_request_asks_for(mbpp, task_id, why):
+    from specdefects.defects import NotApplicable, mutate
+    m = mutate(mbpp[task_id], "US", seed=0)
+    assert isinstance(m, NotApplicable) and "request" in m.reason, why
+
+
+def test_us_engine_round6_multi_constraint_and_garble(he):
+    from specdefects.defects import mutate
+    # HumanEval/126: "Assume no negative numbers and only integers." is two constraints
+    for seed in range(5):
+        m = mutate(he["HumanEval/126"], "US", seed=seed)
+        assert "only integers" in m.task.description
+    # "is not less than 2" never loses its bound to leave "is not."
+    from specdefects.defects.under_specification import candidates
+    desc = "It is guaranteed that R+B is not less than 2. Print the answer."
+    assert not [c for c in candidates(desc) if desc[:c[2]].rstrip().endswith("not")]

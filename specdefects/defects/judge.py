@@ -363,7 +363,6 @@ def us_compliance(m: Mutant) -> dict[str, int]:
     words_deleted = len(WORD.findall(deleted)) - (1 if re.search(r"\ban?\b", deleted[:3], re.I) and
                                                     re.search(r"\ban?\b", n, re.I) else 0)
     not_example = int(">>>" not in deleted and not re.search(r"\bExample\b", deleted))
-    others_same = int(_name_follows_deletion(m, deleted))
     constraint = 0
     if one_span and ops:
         start = i1
@@ -378,6 +377,7 @@ def us_compliance(m: Mutant) -> dict[str, int]:
                 o[:start].rstrip(" \t").endswith("\n")  # "Task" on a line of its own before the request
             constraint, _ = us_deleted_constraint(deleted, o[start:] if header else o, n,
                                                   at_start=not lead or header)
+    others_same = int(_name_follows_deletion(m, deleted))  # after the deletion is set on word edges
     return {"one_deletion": int(one_span), "deleted_words": int(words_deleted >= 1), "examples_kept": not_example,
             "constraint_deleted": constraint,
             "compliance": int(one_span and words_deleted >= 1 and not_example and others_same and constraint)}

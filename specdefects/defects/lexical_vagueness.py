@@ -72,7 +72,7 @@ NUMBER_KIND = re.compile(r"\b(?:natural|prime|star|real|whole|complex|perfect|ev
                          r"polite|magic|ugly|random|floating|decimal|binary|negative|positive|"
                          # an identifier's number ("the smaller player number", "vertex number 3")
                          r"player|vertex|node|city|station|room|house|page|serial|phone|id|version|"
-                         r"card|team|seat|ticket|test|query|edge|cell|box|block)\s+$", re.I)
+                         r"card|team|seat|ticket|test|query|edge|cell|box|block)\s+$|'s\s+$", re.I)  # "person's number": an id
 # a kind of sum is its own term ("prefix sums", "the cube sum")
 SUM_KIND = re.compile(r"\b(?:prefix|suffix|partial|running|cumulative|cube|square|digit|check|path|subarray|"
                       r"range|row|column|weighted|total)\s+$", re.I)
@@ -83,6 +83,9 @@ SENSE_GUARDS_BEFORE = {  # word -> what may not precede it ("blank spaces" would
     "sum": SUM_KIND, "sums": SUM_KIND,
     # "a string of length n" is the idiom ("of size n" everywhere would mark LV; "of extent n" reads wrong)
     "length": re.compile(r"\bof\s+$", re.I),
+    # "the bitwise AND operation" is the operator itself
+    "operation": re.compile(r"\b(?:and|or|xor|not|bitwise|shift|modulo)\s+$", re.I),
+    "operations": re.compile(r"\b(?:and|or|xor|not|bitwise|shift|modulo)\s+$", re.I),
     "keys": re.compile(r"\b(?:white|black|piano)\s+$", re.I), "key": re.compile(r"\b(?:white|black|piano)\s+$", re.I),
 }
 Group = tuple  # (kind, key, occurrences [(start, end, text)], alternatives)

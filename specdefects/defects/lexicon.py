@@ -37,7 +37,7 @@ DOMAIN_TERMS: dict[str, tuple[str, ...]] = {
     "element": ("item", "entry"), "elements": ("items", "entries"),
     # numbers and quantities ("number of" is a count: see lexical_vagueness.SENSE_GUARDS)
     "number": ("value",), "numbers": ("values",),
-    "sum": ("total", "amount"), "sums": ("totals", "amounts"),
+    "sum": ("total",), "sums": ("totals",),  # not "amount": it reads as a count
     "remainder": ("leftover", "rest"), "remainders": ("leftovers",),
     # text
     "string": ("text", "piece of text", "line"), "strings": ("texts", "pieces of text", "text items"),
@@ -55,7 +55,7 @@ DOMAIN_TERMS: dict[str, tuple[str, ...]] = {
     "index": ("position", "place"), "indices": ("positions", "places"),
     "indexes": ("positions", "places"),
     "position": ("place",), "positions": ("places",),
-    "length": ("size", "extent"), "lengths": ("sizes", "extents"),
+    "length": ("size",), "lengths": ("sizes",),
     "occurrence": ("instance", "appearance"), "occurrences": ("instances", "appearances"),
     "key": ("label", "tag", "name"), "keys": ("labels", "tags", "names"),
     # graphs, grids, misc
@@ -69,7 +69,6 @@ DOMAIN_TERMS: dict[str, tuple[str, ...]] = {
     "boolean": ("flag", "yes/no answer", "truth value"), "booleans": ("flags", "truth values"),
     "parameter": ("input", "setting"), "parameters": ("inputs", "settings"),
     "argument": ("input",), "arguments": ("inputs",),
-    "variable": ("name", "holder"), "variables": ("names", "holders"),
 }
 
 ACTION_VERBS: dict[str, tuple[str, ...]] = {  # not the request frame (compute, calculate, check, determine, find)
@@ -126,7 +125,7 @@ PHRASES: dict[str, tuple[str, ...]] = {
     r"each element in": ("every item of", "each thing in"),
     r"each character": ("every symbol", "each mark"),
     r"each word": ("every term", "each chunk"),
-    r"the length of": ("the size of", "the extent of"),
+    r"the length of": ("the size of",),
     r"the sum of": ("the total of",),
     r"the product of": ("what you get multiplying", "the result of multiplying"),
     r"a given string": ("some text", "a piece of text", "the text"),
@@ -148,7 +147,7 @@ PHRASES: dict[str, tuple[str, ...]] = {
 # to lose information when replaced, and never a word whose replacement names another concept.
 IDENT_PARTS: dict[str, tuple[str, ...]] = {
     "sort": ("arrange", "order", "organize"), "sorted": ("arranged", "ordered"), "sorting": ("arranging",),
-    "sum": ("total", "amount"), "sums": ("totals", "amounts"), 
+    "sum": ("total",), "sums": ("totals",), 
     "list": ("items", "seq", "data"), "lst": ("items", "seq", "data"), "lists": ("groups", "seqs"),
     "array": ("seq", "data", "items"), "arr": ("seq", "data", "items"), "nums": ("vals", "items", "data"),
     "numbers": ("values", "items", "data"), "number": ("value", "x", "item"), "num": ("val", "x", "item"),

@@ -225,7 +225,7 @@ PHRASES: list[tuple[str, int, re.Pattern]] = [
                                     r"(?:\s*(?:<=|<|≤)\s*[\w^*.]+)?", I)),
     ("numeric_bound", 1, re.compile(r"\s*\(\s*-?\d+\s*(?:<=|<|≤)[^()\n]*\)", I)),
     ("numeric_bound", 1, re.compile(r",?\s+between\s+-?\d+\s+and\s+-?\d+(?:,?\s+inclusive)?", I)),
-    ("numeric_bound", 1, re.compile(r",?\s+(?:up to|at most|at least|no more than|not exceeding|less than|(?<!no )more than|fewer than|"
+    ("numeric_bound", 1, re.compile(r"(?<!\bnot)(?<!\bno),?\s+(?:up to|at most|at least|no more than|not exceeding|less than|(?<!no )more than|fewer than|"
                                     r"greater than|smaller than|larger than|longer than|shorter than)\s+(?:\d[\d,^*]*|"
                                     r"[nNkKm]|(?:a|the)\s+(?:given|specified)\s+(?:(?!" + PRECONDITION_WORDS + r")[\w-]+\s+)?(?:numbers?|values?|integers?|limits?|lengths?|"
                                     r"sizes?|bounds?|thresholds?|n|k|m))(?![\w-])(?!\s*\()", I)),
@@ -343,7 +343,7 @@ HEADER = re.compile(r"^[ \t]*[A-Z][\w ]{0,30}:?[ \t]*$")
 DANGLING = re.compile(r"\b(and|or|but|the|a|an|of|to|with|by|in|for|from|that|which|is|are|as|than|if|when|whose|"
                       r"such|at|on|into)\s*$", I)
 STOP = set("a an the of to in on for from with by and or is are be as at that which this it its if when then than "
-           "into each every all any given will should must can may you your we function return returns".split())
+           "into each every all any given will should must can may you your we function return returns but".split())
 
 
 def mutate(task: Task, seed: int = 0) -> Mutant | NotApplicable:
@@ -417,7 +417,9 @@ def candidates(desc: str) -> list[tuple[str, int, int, int]]:
     """All ``(category, tier, start, end)`` deletion candidates in ``desc``."""
     examples = example_regions(desc)
     out: list[tuple[str, int, int, int]] = []
-    out += _constraint_lines(desc)
+    prose = re.split(r"^[ \t]*(?:input|constraints?)[ \t]*:?[ \t]*$", desc, maxsplit=1, flags=re.M | I)[0]
+    # a Constraints line the statement's prose already says ("each cell holds an integer between 1 and 9")
+    out += [c for c in _constraint_lines(desc) if not _bound_in_prose(desc[c[2]:c[3]], prose)]
     out += [c for c in _listed_lines(desc) if not overlaps(c[2:], examples)]
     sents = [sp for sp in _sentences(desc) if not overlaps(sp, examples)]
     if FORMAL_SECTION.search(desc):
@@ -490,6 +492,13 @@ CONSTRAINTS_HEADER = re.compile(r"^[ \t]*constraints?[ \t]*:?[ \t]*$", re.M | I)
 INLINE_BOUND = re.compile(r"-?\d+\s*(?:<=|<|≤)\s*[\w.()\[\]]+\s*(?:<=|<|≤)\s*[\w.()\[\]^*]+")
 BOUND_LINE = re.compile(r"^[ \t]*(?:[*-][ \t]*)?-?\d+\s*(?:<=|<|≤)\s*[\w.()\[\]]+\s*(?:<=|<|≤)", re.M)
 OUTPUT_HEADER = re.compile(r"^[ \t]*output[ \t]*:?[ \t]*$", re.M | I)
+
+
+def _bound_in_prose(line: str, prose: str) -> bool:
+    """The Constraints ``line`` says nothing the prose does not: its words (LaTeX and one-letter
+    names aside) all occur there, numbers included."""
+    words = {w for w in content_words(re.sub(r"\\[a-zA-Z]+", " ", line)) if len(w) > 1 or w.isdigit()}
+    return bool(words) and any(ch.isdigit() for ch in line) and words <= content_words(prose)
 
 
 def _first_after_header(desc: str, s: int) -> bool:
@@ -568,7 +577,8 @@ def _listed_lines(desc: str) -> list[tuple[str, int, int, int]]:
     while i < len(lines):
         head = lines[i].strip()
         if head.endswith(":") and not EXAMPLE_BLOCK.match(lines[i]) and \
-                not re.match(r"(constraints?|examples?|notes?|input|output)\b", head, I):
+                not re.match(r"(constraints?|examples?|notes?|input|output)\b", head, I) and \
+                not re.search(r"\bformat\b|\binput is given\b", head, I):  # an input layout is no rule
             j = i + 1
             while j < len(lines) and lines[j].strip() and len(lines[j].strip()) <= 60 \
                     and not EXAMPLE_BLOCK.match(lines[j]):
@@ -676,7 +686,8 @@ def _still_named(deleted: str, named: set[str]) -> bool:
     words = content_words(deleted)
     if not words or not named:
         return False
-    if len(words) <= 3 and any(w in named and w not in GENERIC_NAME_WORDS and len(w) >= 4 for w in words):
+    if len(words) <= 3 and any(name_says(p, w) for p in named for w in words
+                               if w not in GENERIC_NAME_WORDS and len(w) >= 4):
         return True  # count_range_in_list: "within a specific range" is still said by "range"
     return all(any(name_says(p, w) for p in named) for w in words)
 
@@ -732,6 +743,11 @@ def spoiled(task: Task, s: int, e: int, rep: str = "", category: str = "") -> st
             outside) or BOUND_LINE.search(outside) or INLINE_BOUND.search(outside)):
         # HumanEval keeps "Constraints: 1 <= len(arr) <= 100" after its examples
         return "a precondition the prompt's Constraints also state"
+    section = CONSTRAINTS_HEADER.search(desc)
+    if category == "numeric_bound" and section and e <= section.start():
+        numbers = set(re.findall(r"\d+", deleted))
+        if numbers and numbers <= set(re.findall(r"\d+", desc[section.end():])):
+            return "a bound the Constraints state again"
     if re.search(r"->\s*Optional\[", task.prompt) and re.search(r"\bNone\b", deleted):
         return "a None case the signature's Optional return still states"
     if category == "formula" and len([sp for sp in _sentences(desc) if re.search(r"[A-Za-z]{2}",
@@ -752,6 +768,17 @@ def spoiled(task: Task, s: int, e: int, rep: str = "", category: str = "") -> st
             r"\b(?:return|output)s?\s+(?:an?\s+)?(?:empty\s+(?:list|string|array|tuple|dictionary|set)|\[\]|\"\"|'')",
             deleted, I):
         return "empty in, empty out: the rule still gives it"
+    one_sentence = len([sp for sp in _sentences(desc) if re.search(r"[A-Za-z]{2}", desc[sp[0]:sp[1]])]) == 1
+    if one_sentence and (SUPERLATIVE.search(deleted) or re.search(r"\b(?:first|last)\b", deleted, I)) and not (
+            category == "ordering" and re.search(r"\bfrom\b.*\bto\b|\border\b", deleted, I)):
+        # "find the[ last] digit in factorial", "find the sublist[ having maximum length]": what is asked for
+        return "the superlative or ordinal is what a one-sentence request asks for: no task is left"
+    if one_sentence and category == "output_format" and re.match(r",?\s+(?:in)?to\b", deleted, I):
+        return "the conversion target is what a one-sentence request asks for ('convert tuple.')"
+    if re.match(r"\s*[A-Z]", deleted) and re.search(r"\band\s+(?:only|no|not|convert|return|round|sort|then|"
+                                                   r"also|must|should|never|always)\b", deleted):
+        # "Assume no negative numbers and only integers." / "Round ... and convert that to binary."
+        return "a sentence of two constraints joined by 'and'"
     relative = RELATIVE_CLAUSE.match(deleted)
     if relative:
         if re.match(r",?\s+(?:that|which|who)\s+(?:is|are)\b.*\b(?:is|are)\b", deleted, I):
