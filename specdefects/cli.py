@@ -42,32 +42,37 @@ def _limits(args):
 
 
 def _run_harness_check(benchmarks: list[str], source: str | None, args, options: dict) -> list:
-    from .benchmarks import load_tasks
+    from .builders.common import load_benchmark  # every load failure as one line naming the source
     from .execution import get_sandbox
     from .harness_check import check_benchmark
 
     if args.workers is not None and args.workers < 1:
         raise UsageError("--workers must be at least 1")
+    if args.limit is not None and args.limit < 1:
+        raise UsageError(f"--limit must be at least 1, got {args.limit}")
+    limits = _limits(args)
     sandbox = get_sandbox(args.sandbox)
     reports = []
     for name in benchmarks:
-        tasks = load_tasks(name, source, **options)
+        tasks = load_benchmark(name, source, options)
         if args.limit:
             tasks = tasks[: args.limit]
         if not tasks:
             raise UsageError(f"{name}: no tasks loaded from {source or 'the default source'}")
-        reports.append(check_benchmark(tasks, name, workers=args.workers, sandbox=sandbox, limits=_limits(args),
+        reports.append(check_benchmark(tasks, name, workers=args.workers, sandbox=sandbox, limits=limits,
                                        progress=not args.json))
     return reports
 
 
 def cmd_harness_check(args) -> int:
     from .benchmarks import available_benchmarks
-    from .files import write_jsonl_atomic
+    from .files import check_output_file, write_jsonl_atomic
     from .harness_check import format_report
 
     if args.benchmark not in available_benchmarks():
         raise UsageError(f"unknown benchmark {args.benchmark!r}; choose from {', '.join(available_benchmarks())}")
+    if args.out:
+        check_output_file(args.out)
     options = {}
     if args.version:
         options["version"] = args.version
@@ -93,15 +98,14 @@ def cmd_demo(args) -> int:
 
 
 def cmd_mutate(args) -> int:
-    from pathlib import Path
-
     from .builders import mark_changes
     from .defects import MUTATORS, mutate_many
     from .defects.cli import select_tasks
     from .defects.judge import judge_rules
-    from .files import write_jsonl_atomic
+    from .files import check_writable_dir, write_jsonl_atomic
 
     defects = list(MUTATORS) if args.defect == "all" else [args.defect]
+    out = check_writable_dir(args.out)
     if args.engine == "llm":
         if not args.llm:
             raise UsageError("--engine llm needs --llm openai:http://127.0.0.1:8000/v1@MODEL (or SPECDEFECTS_LLM)")
@@ -112,7 +116,6 @@ def cmd_mutate(args) -> int:
     mutants, skipped = mutate_many(tasks, defects, seed=args.seed, progress=not args.json, engine=args.engine)
     for m in mutants:
         m.judge = dict(judge_rules(m))
-    out = Path(args.out)
     stem = f"{args.benchmark}_{args.defect}_seed{args.seed}"
     path = write_jsonl_atomic(out / f"{stem}.jsonl", (m.to_dict() for m in mutants))
     skip_path = write_jsonl_atomic(out / f"{stem}.skipped.jsonl", (s.to_dict() for s in skipped))
@@ -154,8 +157,20 @@ def cmd_report(args) -> int:
     """Table 4 / Figure 2 / per-task CSV (spec_defects runs) and Tables 2 / 4 of the follow-tests
     study (spec_follow_tests runs) from lm-eval output folders (see specdefects.report)."""
     import warnings
+    from pathlib import Path
 
-    from .report import ReportError, ReportWarning, load_runs, scores_frame, table4, to_markdown, write_report
+    from .files import atomic_dir, check_output_dir, owned_names
+    from .report import (
+        REPORT_FILES,
+        ReportError,
+        ReportWarning,
+        load_runs,
+        scores_frame,
+        table4,
+        to_markdown,
+        unused_paths,
+        write_report,
+    )
     from .report.follow import (
         controls_table,
         load_follow_runs,
@@ -165,6 +180,9 @@ def cmd_report(args) -> int:
         write_follow_report,
     )
 
+    if args.n_boot < 1:
+        raise UsageError(f"--n-boot must be at least 1, got {args.n_boot}")
+    out = check_output_dir(args.out, ours=owned_names(*REPORT_FILES), overwrite=args.overwrite)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ReportWarning)
         follow = load_follow_runs(args.results, require=False)  # a missing path: ReportError, exit 2
@@ -174,12 +192,15 @@ def cmd_report(args) -> int:
             if not follow:
                 if "no lm-eval results" in str(e):
                     raise
-                raise ReportError("no spec_defects or spec_follow_tests results in "
-                                  + ", ".join(map(str, args.results))) from None
+                raise ReportError(_no_results_message(args.results, caught)) from None
             runs = []
-        paths = write_report(runs, args.out, n_boot=args.n_boot, seed=args.seed) if runs else {}
-        if follow:
-            paths.update(write_follow_report(follow, args.out, n_boot=args.n_boot, seed=args.seed))
+        for note in unused_paths(args.results, [f for r in [*runs, *follow] for f in r.sources]):
+            warnings.warn(note, ReportWarning, stacklevel=1)
+        with atomic_dir(out) as tmp:  # the report's files replace an earlier report's as a whole
+            paths = write_report(runs, tmp, n_boot=args.n_boot, seed=args.seed) if runs else {}
+            if follow:
+                paths.update(write_follow_report(follow, tmp, n_boot=args.n_boot, seed=args.seed))
+        paths = {k: out / Path(v).name for k, v in paths.items()}
     # both readers see every results file: say each problem once
     notes = list(dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, ReportWarning)))
     for n in notes:
@@ -207,6 +228,15 @@ def cmd_report(args) -> int:
                   + paths["outcomes_follow_md"].read_text(), end="")
         print(f"\nwrote {len(paths)} file(s) to {args.out}: " + ", ".join(p.name for p in paths.values()))
     return 0
+
+
+def _no_results_message(results: list[str], caught) -> str:
+    """Why the given paths gave nothing: the unreadable results files and the other tasks found, named."""
+    from .report import unused_paths
+
+    notes = list(dict.fromkeys(str(w.message) for w in caught)) or unused_paths(results, [])
+    why = f" ({'; '.join(notes[:3])}{' ...' if len(notes) > 3 else ''})" if notes else ""
+    return "no spec_defects or spec_follow_tests results in " + ", ".join(map(str, results)) + why
 
 
 def _print_samples_tables(paths: dict) -> None:
@@ -306,7 +336,11 @@ def _add_report_parser(sub) -> None:
                                    "(.md/.csv). Missing cells are gaps; malformed results files are skipped with a "
                                    "warning.")
     p.add_argument("results", nargs="+", metavar="RESULTS_DIR", help="lm-eval output folder(s) or results files")
-    p.add_argument("--out", required=True, help="folder for the report files (created)")
+    p.add_argument("--out", required=True,
+                   help="folder for the report files (written beside it and swapped in whole; an earlier report "
+                        "there is replaced)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace --out even when it holds files the report did not write (they are deleted)")
     p.add_argument("--n-boot", type=int, default=5000, help="bootstrap resamples of the paired differences (default 5000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--json", action="store_true", help="print the models, files, warnings and scores as JSON")
@@ -363,6 +397,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def one_line(e: BaseException) -> str:
+    """An error's message on one line (a multi-line message's lines joined), or its type's name."""
+    return "; ".join(x.strip() for x in str(e).strip().splitlines() if x.strip()) or type(e).__name__
+
+
 def main(argv: list[str] | None = None) -> int:
     from .builders import BuildError
     from .llm import LLMError
@@ -376,8 +415,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return args.func(args)
-    except (UsageError, BuildError, RecordError, FileNotFoundError, ValueError, LLMError, ModelError) as e:
-        print(f"specdefects {args.command}: error: {e}", file=sys.stderr)
+    except (UsageError, BuildError, RecordError, OSError, ValueError, LLMError, ModelError) as e:
+        print(f"specdefects {args.command}: error: {one_line(e)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"specdefects {args.command}: interrupted", file=sys.stderr)

@@ -1,16 +1,27 @@
-"""Atomic file writes: a reader (or a resumed run) never sees half a file."""
+"""Atomic writes and output locations: a reader (or a resumed run) never sees half a file, and a
+folder of several files is written beside its place and swapped in whole (:func:`atomic_dir`).
+
+Every command checks where its output goes before it starts the work (:func:`check_output_file`,
+:func:`check_output_dir`, :func:`check_writable_dir`): a file where a folder is wanted, a place that
+cannot be written or a folder holding files the command did not write is one :class:`OutputError`
+line, not a traceback after the work."""
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import errno
+import fnmatch
 import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 CACHE_ENV = "SPECDEFECTS_CACHE"
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
 
 
 def cache_dir() -> Path:
@@ -46,17 +57,47 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
         raise
 
 
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two existing paths in one step (Linux ``renameat2(RENAME_EXCHANGE)``); False where the
+    system or file system cannot, so the caller falls back to two renames."""
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (AttributeError, OSError):
+        return False
+    if renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EPERM):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
+
+
+def _remove(path: Path) -> None:
+    if path.is_symlink() or path.is_file():
+        path.unlink(missing_ok=True)
+    else:
+        shutil.rmtree(path, ignore_errors=True)
+
+
 def replace_dir(src: str | os.PathLike, dest: str | os.PathLike) -> Path:
-    """Move the finished folder ``src`` to ``dest``, replacing any old ``dest`` with renames only,
+    """Move the finished folder ``src`` to ``dest``, replacing any old ``dest`` by swapping the two
+    in one step where the system allows (else two renames, undone on an interrupt between them),
     so a reader sees the old folder or the new one, never a mix."""
     src, dest = Path(src), Path(dest)
-    if dest.exists():
-        old = dest.with_name(f".{dest.name}.old-{os.getpid()}")
-        os.replace(dest, old)
+    if not dest.exists() and not dest.is_symlink():
         os.replace(src, dest)
-        shutil.rmtree(old, ignore_errors=True)
-    else:
+        return dest
+    if _exchange(src, dest):
+        _remove(src)  # it holds the old folder now
+        return dest
+    old = dest.with_name(f".{dest.name}.old-{os.getpid()}")
+    os.replace(dest, old)
+    try:
         os.replace(src, dest)
+    except BaseException:
+        os.replace(old, dest)
+        raise
+    _remove(old)
     return dest
 
 
@@ -91,3 +132,76 @@ def write_json_atomic(path: str | os.PathLike, obj) -> Path:
 
 def write_jsonl_atomic(path: str | os.PathLike, rows: Iterable[dict]) -> Path:
     return write_text_atomic(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+
+
+# --------------------------------------------------------------------------- output locations
+
+class OutputError(ValueError):
+    """An output location that cannot be used, found before any work starts: one line."""
+
+
+def owned_names(*patterns: str) -> Callable[[Path], bool]:
+    """An ``ours`` test for :func:`check_output_dir`: a file whose name matches one of ``patterns``."""
+    return lambda entry: entry.is_file() and any(fnmatch.fnmatchcase(entry.name, p) for p in patterns)
+
+
+def check_output_file(path: str | os.PathLike, what: str = "--out") -> Path:
+    """``path`` can be written as a file: it is not a folder and its folder can be made and written."""
+    p = Path(path)
+    if p.is_dir():
+        raise OutputError(f"{what} {path} is a folder; give a file path")
+    _check_creatable(p.parent, what, path)
+    return p
+
+
+def check_writable_dir(path: str | os.PathLike, what: str = "--out") -> Path:
+    """``path`` is a folder written in place (resumable runs): not a file, and writable."""
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise OutputError(f"{what} {path} is a file, not a folder")
+    _check_creatable(p if p.is_dir() else p.parent, what, path)
+    return p
+
+
+def check_output_dir(path: str | os.PathLike, what: str = "--out", ours: Callable[[Path], bool] | None = None,
+                     overwrite: bool = False) -> Path:
+    """``path`` can be replaced by a finished folder (:func:`atomic_dir`): it is not a file, a
+    sibling can be made beside it, and it holds only entries ``ours`` says this command wrote
+    (an earlier run's output). Anything else (a user's own file) needs ``overwrite``, and even
+    then the current folder, one above it and the home folder are refused."""
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise OutputError(f"{what} {path} is a file, not a folder")
+    _check_creatable(p.parent, what, path)
+    if not p.is_dir():
+        return p
+    foreign = sorted(e.name for e in p.iterdir() if ours is None or not ours(e))
+    if foreign and not overwrite:
+        shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
+        raise OutputError(f"{what} {path} holds files this command did not write ({shown}): give a new or empty "
+                          f"folder, or add --overwrite to replace the folder and everything in it")
+    if foreign:
+        _refuse_precious(p, what)
+    return p
+
+
+def _refuse_precious(p: Path, what: str) -> None:
+    here, target = Path.cwd().resolve(), p.resolve()
+    if target == Path.home().resolve() or target == here or target in here.parents:
+        raise OutputError(f"{what} {p} is the current folder, one above it or the home folder: --overwrite would "
+                          f"delete everything in it; give a folder of its own")
+
+
+def _check_creatable(folder: Path, what: str, path) -> None:
+    """Entries can be made in ``folder`` (or, where it does not exist yet, in its nearest existing
+    parent, from which it will be made): a real probe, which leaves nothing behind."""
+    probe = folder
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if not probe.is_dir():
+        raise OutputError(f"{what} {path} cannot be made: {probe} is a file, not a folder")
+    try:
+        Path(tempfile.mkdtemp(prefix=".specdefects-probe-", dir=probe)).rmdir()
+    except OSError as e:
+        raise OutputError(f"{what} {path} cannot be written: nothing can be made in {probe} "
+                          f"({e.strerror or e})") from None

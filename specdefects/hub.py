@@ -32,7 +32,8 @@ from urllib.parse import quote
 from .files import atomic_path, write_text_atomic
 
 REPO_TYPES = ("dataset", "model")
-REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
+# NAMESPACE/NAME, each 1-96 characters, starting with a letter or digit and not ending in '-' or '.'
+REPO_ID = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9_])?/[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9_])?$")
 
 
 class HubError(RuntimeError):

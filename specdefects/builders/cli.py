@@ -61,7 +61,8 @@ def _build_spec_defects(args) -> int:
     return _finish(args, build_spec_defects(
         args.out, benchmarks=args.benchmarks, sources=parse_sources(args.source), seed=args.seed,
         split_strategy=args.split_strategy, invariance=not args.no_invariance, workers=args.workers,
-        limit=args.limit, progress=not args.json, sample=args.sample, llm_store=args.llm_store), repo)
+        limit=args.limit, progress=not args.json, sample=args.sample, llm_store=args.llm_store,
+        overwrite=args.overwrite), repo)
 
 
 def _build_follow_tests(args) -> int:
@@ -69,11 +70,15 @@ def _build_follow_tests(args) -> int:
     return _finish(args, build_follow_tests(
         args.out, benchmarks=args.benchmarks, sources=parse_sources(args.source), seed=args.seed,
         workers=args.workers, limit=args.limit, progress=not args.json,
-        quality_tasks=None if args.quality_tasks == -1 else args.quality_tasks), repo)
+        quality_tasks=None if args.quality_tasks == -1 else args.quality_tasks, overwrite=args.overwrite), repo)
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--out", required=True, help="output folder (created; files are replaced atomically)")
+    p.add_argument("--out", required=True,
+                   help="output folder: written beside it and swapped in whole at the end, so an interrupted build "
+                        "leaves the earlier one as it was; an earlier build there is replaced")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace --out even when it holds files a build did not write (they are deleted)")
     p.add_argument("--source", action="append", metavar="BENCH=PATH", default=None,
                    help="a local file or Hub dataset id for one benchmark; repeat for several")
     p.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0)")

@@ -2,17 +2,23 @@
 config, the card's YAML front matter and the closing ``README.md`` + ``build_report.json``.
 
 A builder (``spec_defects``, ``follow_tests``) checks its request with :func:`check_request`,
-reads every source with :func:`load_benchmarks` before any compute (a missing file or an
-unreachable Hub fails first), writes each config split with :func:`write_config` (which records
-its rows and Arrow bytes in the build report) and ends with :func:`write_card_and_report`.
+checks its output folder with :func:`check_build_out`, reads every source with
+:func:`load_benchmarks` before any compute (a missing file or an unreachable Hub fails first),
+writes each config split with :func:`write_config` (which records its rows and Arrow bytes in
+the build report) and ends with :func:`write_card_and_report`, all into the temporary sibling of
+``files.atomic_dir``, which takes the place of the output folder at the end: an interrupted
+build leaves the earlier build whole.
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import random
+import re
 import warnings
+import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,12 +27,14 @@ from typing import Any
 import yaml
 
 from ..benchmarks import DEFAULT_SOURCES, RowSkipped, load_tasks
-from ..files import atomic_path, write_json_atomic, write_text_atomic
+from ..files import atomic_path, check_output_dir, write_json_atomic, write_text_atomic
 from ..records import Task
 
 BENCHMARK_SPLIT = "test"
 REPORT_FILE = "build_report.json"
 CARD_FILE = "README.md"
+FINGERPRINT_FILE = "fingerprint.json"  # a local build made for lm-eval (builders.local)
+PARQUET_NAME = re.compile(r"[\w.-]+-\d{5}-of-\d{5}\.parquet")
 
 
 class BuildError(ValueError):
@@ -96,6 +104,9 @@ def load_benchmark(benchmark: str, source: str | None, options: dict,
             else:  # not ours to swallow
                 warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         return tasks
+    except (EOFError, zlib.error, gzip.BadGzipFile) as e:  # BadGzipFile: an OSError, said better here
+        raise BuildError(f"{benchmark}: cannot read {source or 'the default source'}: a truncated or corrupted "
+                         f"compressed file ({e})") from None
     except (FileNotFoundError, OSError) as e:
         raise BuildError(f"{benchmark}: cannot read {source or 'the default source'}: {e}") from None
     except ValueError as e:  # RecordError included: it names the row
@@ -180,6 +191,26 @@ def write_card_and_report(out: str | os.PathLike, card: str, report: Any) -> Non
     """The dataset card (``README.md``) and ``build_report.json``, each written atomically."""
     write_text_atomic(Path(out) / CARD_FILE, card)
     write_report(out, report)
+
+
+def is_build_entry(entry: Path) -> bool:
+    """Whether ``entry`` of an existing output folder is what a build writes: a config folder of
+    parquet splits, the build report, a local build's fingerprint, or the card (``README.md``)
+    when a build report stands beside it (else it is the user's own README)."""
+    if entry.name in (REPORT_FILE, FINGERPRINT_FILE):
+        return entry.is_file()
+    if entry.name == CARD_FILE:
+        return entry.is_file() and (entry.parent / REPORT_FILE).is_file()
+    return entry.is_dir() and all(f.is_file() and PARQUET_NAME.fullmatch(f.name) for f in entry.iterdir())
+
+
+def check_build_out(out: str | os.PathLike, overwrite: bool = False) -> Path:
+    """The build's output folder, checked before any work (``files.check_output_dir``): an earlier
+    build there is replaced whole; anything else in it needs ``overwrite``."""
+    try:
+        return check_output_dir(out, "--out", ours=is_build_entry, overwrite=overwrite)
+    except ValueError as e:
+        raise BuildError(str(e)) from None
 
 
 def read_build_report(out: str | os.PathLike) -> dict[str, Any]:

@@ -34,6 +34,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..execution import get_sandbox
+from ..files import atomic_dir
 from ..followtests import (
     CONDITIONS,
     FAMILIES,
@@ -48,6 +49,7 @@ from ..followtests.controls import build_controls, control_features, control_row
 from ..followtests.matched import MATCHED_BENCHMARKS, build_matched, matched_features, matched_rows
 from .common import (
     BuildError,
+    check_build_out,
     check_request,
     drop_config,
     front_matter,
@@ -364,28 +366,9 @@ def _timed(report: FollowTestsReport, name: str) -> Iterator[None]:
     report.timings[name] = round(time.perf_counter() - t0, 2)
 
 
-def build_follow_tests(out: str | os.PathLike, benchmarks: Sequence[str] = ("humanevalplus", "mbppplus",
-                                                                            "livecodebench"),
-                       sources: dict[str, str] | None = None, seed: int = 0, workers: int | None = None,
-                       limit: int | None = None, progress: bool = True, write_card: bool = True,
-                       load_options: dict[str, dict] | None = None,
-                       quality_tasks: int | None = STUDY_QUALITY_TASKS) -> FollowTestsReport:
-    """Build the follow-tests dataset under ``out``. ``benchmarks`` (may be empty: families
-    only) take aliases humaneval -> humanevalplus, mbpp -> mbppplus. ``quality_tasks``: size
-    of the seeded HumanEval+ / MBPP+ sample for the ``quality`` config (the study: 180; None:
-    every loaded task; 0: no ``quality`` config). Raises BuildError."""
-    t_start = time.perf_counter()
-    req = check_request("follow-tests", benchmarks, MATCHED_BENCHMARKS, sources, load_options, workers, limit,
-                        aliases=BENCH_ALIASES, require_benchmarks=False)
-    if quality_tasks is not None and quality_tasks < 0:
-        raise BuildError("quality_tasks must be a positive sample size, 0 (no quality config) or None "
-                         "(every task; -1 on the command line)")
-    report = FollowTestsReport(out=str(out), seed=seed, benchmarks=req.benchmarks, quality_tasks=quality_tasks,
-                               sources=req.source_labels())
-    out = Path(out)
-    feats = {"families": family_row_features()}
-    loaded = load_benchmarks(req)  # every source first: a missing file or an unreachable Hub fails before any compute
-
+def _build_configs(report: FollowTestsReport, out: Path, feats: dict, loaded: dict[str, list], seed: int,
+                   workers: int | None, progress: bool, quality_tasks: int | None) -> None:
+    """Every config of the build, written under ``out`` (the build's temporary folder)."""
     with _timed(report, "families"):
         _build_families(report, out, feats, seed, workers)
     matched = []
@@ -405,8 +388,35 @@ def build_follow_tests(out: str | os.PathLike, benchmarks: Sequence[str] = ("hum
             _build_quality(report, picked, out, feats, seed, workers, progress)
     else:
         drop_config(out, "quality")
-    report.isolation = _isolation()
-    report.timings["total"] = round(time.perf_counter() - t_start, 2)
-    if write_card:
-        write_card_and_report(out, render_card(report, feats), report)
+
+
+def build_follow_tests(out: str | os.PathLike, benchmarks: Sequence[str] = ("humanevalplus", "mbppplus",
+                                                                            "livecodebench"),
+                       sources: dict[str, str] | None = None, seed: int = 0, workers: int | None = None,
+                       limit: int | None = None, progress: bool = True, write_card: bool = True,
+                       load_options: dict[str, dict] | None = None,
+                       quality_tasks: int | None = STUDY_QUALITY_TASKS, overwrite: bool = False) -> FollowTestsReport:
+    """Build the follow-tests dataset under ``out``. ``benchmarks`` (may be empty: families
+    only) take aliases humaneval -> humanevalplus, mbpp -> mbppplus. ``quality_tasks``: size
+    of the seeded HumanEval+ / MBPP+ sample for the ``quality`` config (the study: 180; None:
+    every loaded task; 0: no ``quality`` config). ``out`` is checked first and written whole
+    (as in :func:`~specdefects.builders.spec_defects.build_spec_defects`; ``overwrite``).
+    Raises BuildError."""
+    t_start = time.perf_counter()
+    req = check_request("follow-tests", benchmarks, MATCHED_BENCHMARKS, sources, load_options, workers, limit,
+                        aliases=BENCH_ALIASES, require_benchmarks=False)
+    if quality_tasks is not None and quality_tasks < 0:
+        raise BuildError("quality_tasks must be a positive sample size, 0 (no quality config) or None "
+                         "(every task; -1 on the command line)")
+    out = check_build_out(out, overwrite)
+    report = FollowTestsReport(out=str(out), seed=seed, benchmarks=req.benchmarks, quality_tasks=quality_tasks,
+                               sources=req.source_labels())
+    feats = {"families": family_row_features()}
+    loaded = load_benchmarks(req)  # every source first: a missing file or an unreachable Hub fails before any compute
+    with atomic_dir(out) as tmp:
+        _build_configs(report, tmp, feats, loaded, seed, workers, progress, quality_tasks)
+        report.isolation = _isolation()
+        report.timings["total"] = round(time.perf_counter() - t_start, 2)
+        if write_card:
+            write_card_and_report(tmp, render_card(report, feats), report)
     return report

@@ -26,13 +26,12 @@ from pathlib import Path
 
 from .. import __version__
 from ..files import atomic_dir, cache_dir, write_json_atomic
-from .common import REPORT_FILE, BuildError, write_report
+from .common import FINGERPRINT_FILE, REPORT_FILE, BuildError, write_report
 from .follow_tests import build_follow_tests
 from .spec_defects import build_spec_defects
 
 log = logging.getLogger("specdefects")
 
-FINGERPRINT_FILE = "fingerprint.json"
 DATASETS = ("spec-defects", "follow-tests")
 _ANNOUNCED: set[Path] = set()  # one log line per build folder and process
 

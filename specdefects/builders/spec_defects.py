@@ -18,7 +18,8 @@ Layout written under ``out``::
     README.md                                      dataset card (YAML configs + dataset_info)
     build_report.json                              counts, skips, invariance failures, timings
 
-Every file is written atomically (temp file + rename).
+The folder is written whole: into a temporary sibling, which then takes the place of ``out``
+(``files.atomic_dir``), so an interrupted build leaves the earlier build as it was.
 """
 
 
@@ -44,10 +45,19 @@ from ..defects.invariance import check_invariance
 from ..defects.llm_runs import dataset_mutants
 from ..defects.llm_store import STORE_DIR, JudgeStore, MutantStore, StoreError, stored_path
 from ..execution import check_references
+from ..files import atomic_dir
 from ..records import DEFECTS, Mutant, Task, task_features
 from ..vocabulary import BENCHMARKS, DEFECT_VARIANTS
 from .card import render_card
-from .common import BuildError, check_request, drop_config, load_benchmarks, write_card_and_report, write_config
+from .common import (
+    BuildError,
+    check_build_out,
+    check_request,
+    drop_config,
+    load_benchmarks,
+    write_card_and_report,
+    write_config,
+)
 
 SPEC_BENCHMARKS = BENCHMARKS
 VARIANT_DEFECTS = DEFECT_VARIANTS
@@ -465,7 +475,8 @@ def build_spec_defects(out: str | os.PathLike, benchmarks: Sequence[str] = ("hum
                        invariance: bool = True, workers: int | None = None, engine: str = "rules",
                        limit: int | None = None, progress: bool = True,
                        load_options: dict[str, dict] | None = None, write_card: bool = True,
-                       sample: int | None = None, llm_store: str | os.PathLike | None = "stored") -> BuildReport:
+                       sample: int | None = None, llm_store: str | os.PathLike | None = "stored",
+                       overwrite: bool = False) -> BuildReport:
     """Build the spec-defects dataset under ``out`` and return what was done.
 
     ``llm_store``: the folder of stored LLM work (``llm_mutants_<benchmark>.jsonl``, the LLM
@@ -476,16 +487,18 @@ def build_spec_defects(out: str | os.PathLike, benchmarks: Sequence[str] = ("hum
     ``limit`` keeps the first N tasks of each benchmark (for quick checks); ``sample`` keeps a
     seeded random sample of N tasks instead (``seed``; in benchmark order). Every task's rows
     are the ones the full build makes for it (mutations are seeded per task).
+    ``out`` is checked first (:func:`common.check_build_out`: an earlier build there is replaced
+    whole, other files need ``overwrite``) and written whole at the end.
     Raises :class:`BuildError` on bad input (a malformed source row is named).
     """
     t_start = time.perf_counter()
     req = check_request("spec-defects", benchmarks, SPEC_BENCHMARKS, sources, load_options, workers, limit)
     _check_options(split_strategy, limit, sample, engine)
+    out = check_build_out(out, overwrite)
     store_dir = _store_dir(llm_store)
     report = BuildReport(out=str(out), seed=seed, engine=engine, split_strategy=split_strategy,
                          benchmarks=req.benchmarks, invariance=invariance, sources=req.source_labels(),
                          llm_store=str(store_dir or ""))
-    out = Path(out)
     t0 = time.perf_counter()
     skipped_rows: list[RowSkipped] = []
     loaded = load_benchmarks(req, sample=sample, seed=seed, require_tasks=True, skipped=skipped_rows)
@@ -510,16 +523,17 @@ def build_spec_defects(out: str | os.PathLike, benchmarks: Sequence[str] = ("hum
                              for d in VARIANT_DEFECTS}
 
     t0 = time.perf_counter()
-    features = {b: variant_features() for b in rows_by_bench}
-    for b, rows in rows_by_bench.items():
-        write_config(report, out, b, rows, features[b])
-    features["validator"] = validator_features()
-    _write_validator(report, out, rows_by_bench, features["validator"], seed, split_strategy)
-
-    report.timings = {"load": round(t_load, 2), "mutate+judge": round(t_mut, 2), "invariance": round(t_inv, 2),
-                      "write": round(time.perf_counter() - t0, 2), "total": round(time.perf_counter() - t_start, 2)}
-    if write_card:
-        write_card_and_report(out, render_card(report, features, kept_mutants, rows_by_bench), report)
+    with atomic_dir(out) as tmp:
+        features = {b: variant_features() for b in rows_by_bench}
+        for b, rows in rows_by_bench.items():
+            write_config(report, tmp, b, rows, features[b])
+        features["validator"] = validator_features()
+        _write_validator(report, tmp, rows_by_bench, features["validator"], seed, split_strategy)
+        report.timings = {"load": round(t_load, 2), "mutate+judge": round(t_mut, 2), "invariance": round(t_inv, 2),
+                          "write": round(time.perf_counter() - t0, 2),
+                          "total": round(time.perf_counter() - t_start, 2)}
+        if write_card:
+            write_card_and_report(tmp, render_card(report, features, kept_mutants, rows_by_bench), report)
     return report
 
 

@@ -9,6 +9,7 @@ import os
 import random
 import sys
 
+from ..files import check_output_file
 from ..llm import LLMClient
 from . import MUTATORS
 from .llm_store import MutantStore, stored_path
@@ -21,11 +22,14 @@ class _Usage(ValueError):
 def select_tasks(args) -> list:
     """The tasks of ``--benchmark`` (``--source``) picked by ``--task-id`` and ``--limit``; a
     ValueError names a bad choice (shared with ``specdefects mutate``)."""
-    from ..benchmarks import available_benchmarks, load_tasks
+    from ..benchmarks import available_benchmarks
+    from ..builders.common import load_benchmark  # every load failure as one line naming the source
 
     if args.benchmark not in available_benchmarks():
         raise _Usage(f"unknown benchmark {args.benchmark!r}; choose from {', '.join(available_benchmarks())}")
-    tasks = load_tasks(args.benchmark, args.source)
+    if args.limit is not None and args.limit < 1:
+        raise _Usage("--limit must be at least 1")
+    tasks = load_benchmark(args.benchmark, args.source, {})
     if args.task_id:
         by_id = {t.task_id: t for t in tasks}
         unknown = [i for i in args.task_id if i not in by_id]
@@ -33,8 +37,6 @@ def select_tasks(args) -> list:
             raise _Usage(f"unknown task id(s) for {args.benchmark}: {', '.join(unknown)}")
         tasks = [by_id[i] for i in args.task_id]
     if args.limit is not None:
-        if args.limit < 1:
-            raise _Usage("--limit must be at least 1")
         tasks = tasks[: args.limit]
     if not tasks:
         raise _Usage(f"{args.benchmark}: no tasks selected")
@@ -53,6 +55,7 @@ def _cmd_generate(args) -> int:
     from .llm_runs import generate, rules_skipped
 
     defects = list(MUTATORS) if "all" in args.defects else args.defects
+    store = check_output_file(args.store or stored_path("mutants", args.benchmark), "--store")
     tasks = select_tasks(args)
     pairs = rules_skipped(tasks, defects, args.seed) if args.which == "rules-skipped" else \
         [(t, d) for t in tasks for d in defects]
@@ -64,7 +67,6 @@ def _cmd_generate(args) -> int:
         pairs = [p for i, p in enumerate(pairs) if i in keep]
     if not pairs:
         raise _Usage(f"{args.benchmark}: no (task, defect) pairs selected")
-    store = args.store or stored_path("mutants", args.benchmark)
     client = _client(args.llm, "--llm")
     judge = None if args.judge_llm == "none" else client if args.judge_llm == "same" else \
         _client(args.judge_llm, "--judge-llm")
@@ -77,6 +79,7 @@ def _cmd_generate(args) -> int:
 def _cmd_judge(args) -> int:
     from .llm_runs import dataset_mutants, judge
 
+    store = check_output_file(args.store or stored_path("judge", args.benchmark), "--store")
     tasks = select_tasks(args)
     mstore = None if args.mutants == "none" else MutantStore(args.mutants or stored_path("mutants", args.benchmark))
     mutants, _ = dataset_mutants(tasks, list(MUTATORS), args.seed, mstore, progress=not args.json)
@@ -87,7 +90,6 @@ def _cmd_judge(args) -> int:
             raise _Usage("--sample must be at least 1")
         rng = random.Random(f"{args.seed}:judge-sample")
         mutants = [mutants[i] for i in sorted(rng.sample(range(len(mutants)), min(args.sample, len(mutants))))]
-    store = args.store or stored_path("judge", args.benchmark)
     res = judge(mutants, _client(args.llm, "--llm"), store, constrained=None if args.constrained == "none"
                 else args.constrained, batch=args.batch, progress=not args.json)
     return _say(args, res, f"{res['judged']} mutant(s) judged ({res['already_stored']} already stored) in "

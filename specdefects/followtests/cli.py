@@ -43,7 +43,7 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     with warnings.catch_warnings():  # the summary (and --json) carries every warning: not twice on stderr
         warnings.simplefilter("ignore", ReportWarning)
         report = analyze_states(args.states, runs=args.runs, out=args.out, n_boot=args.n_boot, seed=args.seed,
-                                folds=args.folds)
+                                folds=args.folds, overwrite=args.overwrite)
     print(json.dumps(report.to_dict(), indent=2) if args.json else report.summary())
     return 0
 
@@ -99,7 +99,11 @@ def add_represent_parser(sub) -> None:
     a.add_argument("--runs", action="append", default=[], metavar="RUN_DIR",
                    help="lm-eval output folders with logged samples of the same prompts: their pass/fail is the "
                         "success probe's label (repeatable; without any, no success probe)")
-    a.add_argument("--out", required=True, help="folder for the analysis outputs")
+    a.add_argument("--out", required=True,
+                   help="folder for the analysis outputs (written beside it and swapped in whole; an earlier analysis "
+                        "there is replaced)")
+    a.add_argument("--overwrite", action="store_true",
+                   help="replace --out even when it holds files the analysis did not write (they are deleted)")
     a.add_argument("--n-boot", type=int, default=2000, help="task-bootstrap resamples (default 2000)")
     a.add_argument("--folds", type=int, default=5, help="task-grouped cross-validation folds (default 5)")
     a.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and the folds (default 0)")

@@ -52,7 +52,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..files import atomic_path, write_json_atomic, write_text_atomic
+from ..files import atomic_path, check_writable_dir, write_json_atomic, write_text_atomic
 from ..hub import dataset_configs
 from ..models import ModelError, is_registered, resolve_model, spec
 from ..models.runtime import announce, choose_runtime
@@ -711,13 +711,11 @@ def record_states(model: str, rows: Sequence[dict], out: str | os.PathLike, batc
         raise RepresentationError(f"shard_rows must be a positive integer, got {shard_rows!r}")
     if isinstance(check_samples, (str, os.PathLike)):
         check_samples = [check_samples]
+    out = check_writable_dir(out)  # before the model is prepared: a file or an unwritable place is said first
     try:
         path = resolve_model(model, fmt="hf", progress=progress)
     except ModelError as e:
         raise RepresentationError(str(e)) from None
-    out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise RepresentationError(f"--out {out} is a file, not a folder")
     old = _read_meta(out) if out.is_dir() else None
     if dtype is None:
         # a resumed folder keeps the dtype it was recorded in; a new one takes this CPU's choice

@@ -24,9 +24,9 @@ def _one_line(fn):
     return wrapper
 
 
-def _store(args):
+def _store(args, must_exist: bool = False):
     from .store import open_store
-    return open_store(args.store)
+    return open_store(args.store, must_exist=must_exist)
 
 
 @_one_line
@@ -59,7 +59,7 @@ def cmd_run_queue(args) -> int:
     from .queue import DEFAULT_RUNNER, run_queue
     if args.poll_interval <= 0 or args.lease <= 0:
         raise ValueError("--poll-interval and --lease must be positive")
-    store = _store(args)
+    store = _store(args, must_exist=True)
     done = run_queue(store, args.runner or DEFAULT_RUNNER, once=args.once, poll_interval=args.poll_interval,
                      lease_s=args.lease, tasks=args.tasks, check_hub=args.check_hub, timeout_s=args.timeout)
     if args.json:
@@ -94,7 +94,7 @@ def cmd_publish_evaluated(args) -> int:
 
 @_one_line
 def cmd_list(args) -> int:
-    store = _store(args)
+    store = _store(args, must_exist=True)
     reqs = store.list_requests()
     if args.json:
         print(json.dumps(reqs, indent=2))

@@ -30,7 +30,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..files import write_json_atomic
+from ..files import atomic_dir, replace_dir, write_json_atomic
 from ..hub import HubConflict, HubError, HubRepo
 from .submissions import SubmissionError, duplicate_message, duplicate_of, now_iso, validate_request
 
@@ -135,6 +135,8 @@ class LeaderboardStore(ABC):
 class LocalStore(LeaderboardStore):
     def __init__(self, root: str | os.PathLike):
         self.root = Path(root)
+        if self.root.exists() and not self.root.is_dir():
+            raise SubmissionError(f"--store {root} is a file, not a leaderboard store folder")
         self.requests = self.root / "requests"
         self.results = self.root / "results"
         self.claims = self.requests / ".claims"
@@ -263,23 +265,24 @@ class LocalStore(LeaderboardStore):
         if check_attempt and self._attempts(claim.id) != claim.attempt:
             return False
         staging = None
-        if status == "FINISHED":
+        if status == "FINISHED":  # the results are written whole beside their place first
             staging = self.results / f".staging-{os.getpid()}-{claim.attempt}-{time.time_ns()}"
-            self._write_result_dir(staging, result or {}, files)
-        done = self._done_path(claim.id)
-        done.parent.mkdir(parents=True, exist_ok=True)
-        finished = now_iso()
-        if not _create_exclusive(done, {"status": status, "error": error, "worker": claim.worker,
-                                        "attempt": claim.attempt, "finished_time": finished}):
+        try:
             if staging:
-                shutil.rmtree(staging, ignore_errors=True)
-            return False
-        if staging:
-            final = self.results / check_id(claim.id)
-            final.parent.mkdir(parents=True, exist_ok=True)
-            if final.exists():
-                shutil.rmtree(final)
-            os.replace(staging, final)
+                self._write_result_dir(staging, result or {}, files)
+            done = self._done_path(claim.id)
+            done.parent.mkdir(parents=True, exist_ok=True)
+            finished = now_iso()
+            if not _create_exclusive(done, {"status": status, "error": error, "worker": claim.worker,
+                                            "attempt": claim.attempt, "finished_time": finished}):
+                return False
+            if staging:
+                final = self.results / check_id(claim.id)
+                final.parent.mkdir(parents=True, exist_ok=True)
+                replace_dir(staging, final)
+        finally:
+            if staging:
+                shutil.rmtree(staging, ignore_errors=True)  # gone already when it took its place
         r = self._read(claim.id)
         r.update({k: claim.request[k] for k in ("params", "license") if claim.request.get(k) is not None})
         r.update(status=status, error=(error or None), finished_time=finished)
@@ -316,13 +319,9 @@ class LocalStore(LeaderboardStore):
 
     def add_result(self, folder: str, result: dict, files: dict[str, Path] | None = None) -> str:
         check_id(folder)
-        staging = self.results / f".staging-{os.getpid()}-{time.time_ns()}"
-        self._write_result_dir(staging, result, files)
         final = self.results / folder
-        final.parent.mkdir(parents=True, exist_ok=True)
-        if final.exists():
-            shutil.rmtree(final)
-        os.replace(staging, final)
+        with atomic_dir(final) as tmp:
+            self._write_result_dir(tmp, result, files)
         return str(final / "results.json")
 
 
@@ -517,8 +516,10 @@ def default_store_spec() -> str:
     return "leaderboard-store"
 
 
-def open_store(spec: str | os.PathLike | None = None, **kw) -> LeaderboardStore:
-    """``hub:ORG/requests,ORG/results`` -> :class:`HubStore`; a folder -> :class:`LocalStore`."""
+def open_store(spec: str | os.PathLike | None = None, must_exist: bool = False, **kw) -> LeaderboardStore:
+    """``hub:ORG/requests,ORG/results`` -> :class:`HubStore`; a folder -> :class:`LocalStore`.
+    ``must_exist``: a folder that holds no requests yet is an error (a typo must not read as an empty
+    queue); a file is always one."""
     spec = str(spec or default_store_spec())
     if spec.startswith("hub:"):
         parts = [p.strip() for p in spec[4:].split(",")]
@@ -528,4 +529,8 @@ def open_store(spec: str | os.PathLike | None = None, **kw) -> LeaderboardStore:
             return HubStore(parts[0], parts[1], **kw)
         except HubError as e:
             raise SubmissionError(str(e)) from None
-    return LocalStore(spec)
+    store = LocalStore(spec)
+    if must_exist and not store.requests.is_dir():
+        raise SubmissionError(f"no leaderboard store at {spec} (no requests/ folder there): check --store, or submit "
+                              f"a model first with `specdefects leaderboard submit --store {spec}`")
+    return store

@@ -10,7 +10,9 @@ import datetime as _dt
 import re
 import unicodedata
 
-MODEL_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+from ..hub import HubError, check_repo_id
+
+MODEL_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$", re.ASCII)
 # a commit sha, or a branch/tag name (git check-ref-format, simplified)
 REVISION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,99}$")
 PRECISIONS = ("bfloat16", "float16", "float32", "8bit", "4bit")
@@ -48,12 +50,36 @@ def _text(name: str, value, *, max_len: int = MAX_TEXT, allow_empty: bool = True
     return value
 
 
+HUB_PREFIXES = ("https://huggingface.co/", "http://huggingface.co/", "huggingface.co/", "https://hf.co/", "hf.co/")
+
+
+def normalize_model_id(model) -> str:
+    """The id a model is known by on the Hub: stripped, Unicode NFKC (full-width letters become
+    ASCII), a pasted ``https://huggingface.co/`` prefix and a trailing ``/`` dropped."""
+    model = unicodedata.normalize("NFKC", _text("model", model, max_len=MAX_MODEL_ID, allow_empty=False))
+    for prefix in HUB_PREFIXES:
+        if model.lower().startswith(prefix):
+            model = model[len(prefix):]
+            break
+    return model.strip().rstrip("/")
+
+
 def check_model_id(model) -> str:
-    model = _text("model", model, max_len=MAX_MODEL_ID, allow_empty=False)
-    if not MODEL_ID.match(model) or ".." in model or model.endswith((".", "/")):
-        raise SubmissionError(f"invalid model id {model!r}: expected ORG/NAME on the Hub (letters, digits, "
-                              f"'-', '_', '.'; no '..'), e.g. Qwen/Qwen2.5-Coder-7B-Instruct")
-    return model
+    """A Hub model id ``ORG/NAME`` (normalised: :func:`normalize_model_id`) as the Hub accepts it: ASCII
+    letters, digits, '-', '_', '.', each part at most 96 characters (``hub.check_repo_id``); a
+    look-alike letter from another script is refused by name."""
+    model = normalize_model_id(model)
+    odd = next((c for c in model if not c.isascii()), None)
+    if odd is not None:
+        raise SubmissionError(f"invalid model id {model!r}: {odd!r} (U+{ord(odd):04X} "
+                              f"{unicodedata.name(odd, 'unnamed character')}) is not ASCII; Hub ids are ASCII "
+                              f"letters, digits, '-', '_', '.'")
+    try:
+        return check_repo_id(model)
+    except HubError:
+        raise SubmissionError(f"invalid model id {model!r}: expected ORG/NAME on the Hub (ASCII letters, digits, "
+                              f"'-', '_', '.'; no '--' or '..'; at most 96 characters each), "
+                              f"e.g. Qwen/Qwen2.5-Coder-7B-Instruct") from None
 
 
 def check_revision(revision) -> str:
@@ -92,7 +118,8 @@ def validate_request(req: dict) -> dict:
 
 
 def request_key(req: dict) -> tuple[str, str, str]:
-    return (req["model"], req.get("revision") or "main", req.get("precision") or "bfloat16")
+    """What makes two requests the same: the model (the Hub's ids ignore case), revision and precision."""
+    return (req["model"].lower(), req.get("revision") or "main", req.get("precision") or "bfloat16")
 
 
 def request_id(req: dict) -> str:

@@ -56,6 +56,40 @@ def _value(argv: list[str], flag: str) -> tuple[int, str | None]:
     return -1, None
 
 
+UNSAFE_FLAG = "--confirm_run_unsafe_code"
+OUR_TASK_PREFIXES = ("spec_defects", "spec_follow_tests")  # every one runs the model's code (unsafe_code: true)
+
+
+def _our_tasks(tasks: str) -> list[str]:
+    return [t.strip() for t in tasks.split(",") if t.strip().startswith(OUR_TASK_PREFIXES)]
+
+
+def check_task_names(tasks: str) -> None:
+    """Our task names in ``--tasks`` (comma-separated) exist; an unknown one is named."""
+    known = {n for names in (all_names(), follow_names()) for kind in names.values() for n in kind}
+    unknown = [t for t in _our_tasks(tasks) if t not in known]
+    if unknown:
+        raise EvalUsageError(
+            f"unknown task(s) {', '.join(unknown)}; spec_defects tasks are spec_defects[_instruct], "
+            "spec_defects_<humaneval|mbpp|livecodebench>[_instruct] and "
+            "spec_defects_<benchmark>_<orig|lv|us|sf>[_instruct]; follow-tests tasks are spec_follow_tests, "
+            "spec_follow_tests_paired, spec_follow_tests_matched[_<benchmark>[_<condition>]] and "
+            "spec_follow_tests_quality[_<high|low|random>] (list them: specdefects eval ls tasks)")
+
+
+def check_unsafe_code_flag(argv: list[str]) -> None:
+    """A run of our tasks without ``--confirm_run_unsafe_code`` is refused here, naming the flag
+    (lm-eval says ``confirm_run_unsafe_code=True`` after loading the model); an unknown task name
+    is said first. A ``--config`` file may set the flag, so with one lm-eval decides."""
+    if (argv and argv[0] in SUBCOMMANDS[1:]) or any(a in ("-h", "--help") for a in argv):
+        return
+    tasks = _value(argv, "--tasks")[1] or ""
+    check_task_names(tasks)
+    ours = _our_tasks(tasks)
+    if ours and _value(argv, "--config")[0] < 0 and not any(a.split("=", 1)[0] == UNSAFE_FLAG for a in argv):
+        raise EvalUsageError(f"{ours[0]} runs the model's code (in the sandbox): add {UNSAFE_FLAG} to say you agree")
+
+
 def build_argv(argv: list[str]) -> list[str]:
     """lm_eval's argv (without the program name) for ``specdefects eval ARGV``."""
     argv = list(argv)
@@ -84,18 +118,7 @@ def build_argv(argv: list[str]) -> list[str]:
     if sub == "run":
         _resolve_registered_model(argv)
         _add_resume_cache(argv)
-        _, tasks = _value(argv, "--tasks")
-        if tasks:
-            known = {n for names in (all_names(), follow_names()) for kind in names.values() for n in kind}
-            unknown = [t for t in tasks.split(",")
-                       if t.strip().startswith(("spec_defects", "spec_follow_tests")) and t.strip() not in known]
-            if unknown:
-                raise EvalUsageError(
-                    f"unknown task(s) {', '.join(unknown)}; spec_defects tasks are spec_defects[_instruct], "
-                    "spec_defects_<humaneval|mbpp|livecodebench>[_instruct] and "
-                    "spec_defects_<benchmark>_<orig|lv|us|sf>[_instruct]; follow-tests tasks are spec_follow_tests, "
-                    "spec_follow_tests_paired, spec_follow_tests_matched[_<benchmark>[_<condition>]] and "
-                    "spec_follow_tests_quality[_<high|low|random>] (list them: specdefects eval ls tasks)")
+        check_task_names(_value(argv, "--tasks")[1] or "")
     return argv
 
 
@@ -388,6 +411,7 @@ def main(argv: list[str]) -> int:
         print(USAGE)
         if not argv:
             return 0
+    check_unsafe_code_flag(argv)  # before lm-eval loads (seconds) and logs: the first thing said
     try:
         from lm_eval._cli import HarnessCLI  # lazy: optional (specdefects[eval]); torch, transformers
         from lm_eval.utils import setup_logging  # lazy: as above

@@ -28,6 +28,7 @@ from .runs import (
     model_name,
     parse_task_name,
     read_results_file,
+    unused_paths,
 )
 from .tables import (
     GAP,
@@ -53,6 +54,13 @@ TABLE4_CAPTION = ("Pass@1 (%) on original and defective descriptions; in parenth
 TABLE4_UNPAIRED_CAPTION = ("Each change against Orig over all of Orig's tasks, though a "
                            "defect covers only the tasks that have its mutant; it mixes which tasks those are with what "
                            "the mutant does. Table 4 (table4.md) is the headline.")
+
+
+# every file `specdefects report` writes (this module's and report.follow's): an earlier report's
+# files in --out are replaced without --overwrite, anything else is the user's
+REPORT_FILES = ("table4.md", "table4.csv", "table4.tex", "table4_unpaired.md", "scores.csv", "figure2_drop_heatmap.png",
+                "per_task.csv", "outcomes.csv", "outcomes.md", "paired_drops.csv", "*_follow.md", "*_follow.csv",
+                "switching_runs.md", "switching_runs.csv")
 
 
 def _csv(df, path: Path) -> Path:
@@ -97,7 +105,7 @@ def write_report(runs: Sequence[Run], out_dir, n_boot: int = 5000, seed: int = 0
 
 __all__ = [
     "BENCHMARKS", "VARIANTS", "GAP", "Run", "ReportError", "ReportWarning",
-    "load_runs", "read_results_file", "model_name", "parse_task_name",
+    "load_runs", "read_results_file", "unused_paths", "REPORT_FILES", "model_name", "parse_task_name",
     "scores_frame", "benchmark_label", "table4", "table4_numeric", "to_markdown", "to_latex",
     "per_task_frame", "paired_drops_frame", "outcome_frame", "outcome_table", "frame_markdown", "drop_matrix", "heatmap", "write_report",
     "default_shared_data", "published_csv", "published_frame", "published_table4", "TABLE4_CAPTION",

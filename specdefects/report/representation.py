@@ -44,7 +44,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from threadpoolctl import threadpool_limits
 
-from ..files import write_json_atomic, write_text_atomic
+from ..files import atomic_dir, check_output_dir, owned_names, write_json_atomic, write_text_atomic
 from ..followtests.controls import CONTROL_CONDITIONS
 from ..followtests.representation import load_states
 from ..metrics import cluster_bootstrap_ci
@@ -672,6 +672,11 @@ def _write(out: Path, by_layer: pd.DataFrame, dist_table: pd.DataFrame, results:
     return {k: str(v) for k, v in files.items()}
 
 
+# every file analyze writes: an earlier analysis's files in --out are replaced, anything else is the user's
+ANALYSIS_FILES = ("distances.csv", "table9_distance.csv", "table9_distance.md", "table9_probes.csv",
+                  "table9_probes.md", "probes_by_layer.csv", "probe_folds.csv", "distance_by_layer.png", "analysis.json")
+
+
 def _probe_entry(r: ProbeResult) -> dict:
     return {"benchmark": r.benchmark, "probe": r.probe, "n_rows": r.n_rows, "n_tasks": r.n_tasks, "classes": r.classes,
             "n_left_out": r.n_left_out, "skipped": r.skipped, "fixed_layer": r.fixed_layer, "fixed": r.at(r.fixed_layer),
@@ -681,14 +686,17 @@ def _probe_entry(r: ProbeResult) -> dict:
 def analyze_states(states_dirs: str | os.PathLike | Iterable[str | os.PathLike],
                    runs: Sequence[str | os.PathLike] = (), out: str | os.PathLike = "representation",
                    n_boot: int = 2000, seed: int = 0, folds: int = 5,
-                   probe_layers: Sequence[int] | None = None) -> RepresentationReport:
+                   probe_layers: Sequence[int] | None = None, overwrite: bool = False) -> RepresentationReport:
     """Distances to the NL-only state and task-grouped probes on recorded states (module docstring),
     written to ``out``: ``distances.csv``, ``table9_distance.md/.csv``, ``table9_probes.md/.csv``,
     ``probes_by_layer.csv``, ``probe_folds.csv`` (each probed row's test fold), ``distance_by_layer.png``
     and ``analysis.json``. ``probe_layers``: the layers of the by-layer probe sweep (default every
-    transformer layer 1..L; L, the fixed layer, is always added). Nothing is written on an error."""
+    transformer layer 1..L; L, the fixed layer, is always added). ``out`` is checked first and its files
+    written whole at the end (``files.atomic_dir``: an earlier analysis there is replaced, other files
+    need ``overwrite``); nothing is written on an error."""
     if folds < 2:
         raise RepresentationError(f"folds must be at least 2, got {folds}")
+    final = check_output_dir(out, ours=owned_names(*ANALYSIS_FILES), overwrite=overwrite)
     t_start = time.perf_counter()
     data = load_state_folders(states_dirs)
     if data.n_layers < 1:
@@ -717,16 +725,18 @@ def analyze_states(states_dirs: str | os.PathLike | Iterable[str | os.PathLike],
 
     dist_table = _distance_table(summary, rows[rows["base"] >= 0], no_base, outcomes, pass1)
     same = same_prompts(rows)
-    files = _write(Path(out), by_layer, dist_table, results, fold_frame, data.n_layers, folds, same)
-    seconds["total"] = time.perf_counter() - t_start
-    benches = benchmark_order(rows["benchmark"])
-    report = RepresentationReport(
-        model=data.model, n_layers=data.n_layers, hidden_size=data.hidden_size, folders=data.folders,
-        n_rows=len(rows), benchmarks=benches, conditions=condition_order(rows["condition"]),
-        layer0_max_distance=layer0, same_prompt=same,
-        no_nl_only={b: int(no_base.loc[no_base["benchmark"] == b, "task_id"].nunique()) for b in benches},
-        distance=dist_table.to_dict("records"), probes=[_probe_entry(r) for r in results],
-        fixed_layer=data.n_layers, probe_layers=layers, probe=probe_settings(), runs=[str(r) for r in runs],
-        runs_models=models, n_boot=n_boot, seed=seed, folds=folds, seconds=seconds, warnings=notes, files=files)
-    write_json_atomic(Path(out) / "analysis.json", report.to_dict())
+    with atomic_dir(final) as tmp:
+        written = _write(tmp, by_layer, dist_table, results, fold_frame, data.n_layers, folds, same)
+        files = {k: str(final / Path(v).name) for k, v in written.items()}
+        seconds["total"] = time.perf_counter() - t_start
+        benches = benchmark_order(rows["benchmark"])
+        report = RepresentationReport(
+            model=data.model, n_layers=data.n_layers, hidden_size=data.hidden_size, folders=data.folders,
+            n_rows=len(rows), benchmarks=benches, conditions=condition_order(rows["condition"]),
+            layer0_max_distance=layer0, same_prompt=same,
+            no_nl_only={b: int(no_base.loc[no_base["benchmark"] == b, "task_id"].nunique()) for b in benches},
+            distance=dist_table.to_dict("records"), probes=[_probe_entry(r) for r in results],
+            fixed_layer=data.n_layers, probe_layers=layers, probe=probe_settings(), runs=[str(r) for r in runs],
+            runs_models=models, n_boot=n_boot, seed=seed, folds=folds, seconds=seconds, warnings=notes, files=files)
+        write_json_atomic(tmp / "analysis.json", report.to_dict())
     return report

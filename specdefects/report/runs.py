@@ -260,6 +260,29 @@ def read_results_file(path: str | Path, fallback_name: str | None = None) -> lis
     return sorted((r for r in runs.values() if r.scores), key=lambda r: r.model.endswith(INSTRUCT_SUFFIX))
 
 
+def unused_paths(paths: Iterable[str | Path], used: Iterable[Path]) -> list[str]:
+    """A note for each of ``paths`` that holds results files of which none was ``used`` (gave no
+    run), naming the tasks those files hold: another benchmark's results are said, not dropped."""
+    used = set(used)
+    notes = []
+    for p in map(Path, paths):
+        files = _results_files(p) if p.exists() else []
+        if files and not used.intersection(files):
+            tasks = sorted({t for f in files for t in _task_names(f)})
+            held = f"of other tasks only ({', '.join(tasks[:4])}{' ...' if len(tasks) > 4 else ''})" if tasks else \
+                "unreadable"
+            notes.append(f"{p}: skipped, its lm-eval results are {held}")
+    return notes
+
+
+def _task_names(results_file: Path) -> list[str]:
+    try:
+        data = json.loads(results_file.read_text(encoding="utf-8"))
+        return [str(t) for t in data["results"]] if isinstance(data.get("results"), dict) else []
+    except (OSError, ValueError, AttributeError):
+        return []
+
+
 def load_runs(paths: str | Path | Iterable[str | Path]) -> list[Run]:
     """Runs from lm-eval output folders (``--output_path``), model folders or results files.
 

@@ -9,7 +9,7 @@ import sys
 import unicodedata
 from pathlib import Path
 
-from .consistency import cases_from_code, findings
+from .consistency import findings, read_test_cases
 from .decision import check_threshold, decide, resolve_threshold
 from .errors import ValidatorError
 from .evidence import evidence, summarize
@@ -68,31 +68,53 @@ def read_file(path: str) -> list[str]:
     return [t for t, _ in read_entries(path)]
 
 
+JSON_LINES_SUFFIXES = (".jsonl", ".ndjson", ".json")
+
+
 def read_entries(path: str) -> list[tuple[str, object]]:
     """``(description, tests)`` pairs of a file as :func:`read_file` reads it; ``tests`` is a JSON line's
-    ``tests`` field (assertion text or a list of it), ``None`` where there is none."""
+    ``tests`` field (assertion text or a list of it), ``None`` where there is none. A file is JSON
+    lines when its name says so or a line holds a JSON object or list; then every line must be an
+    object with a ``text`` string, and a line that is not is an error naming it."""
     text = _read_text(path, "file", "text")
-    lines = [ln for ln in text.splitlines() if ln.strip()]
-    if lines and all(ln.lstrip().startswith("{") for ln in lines):
-        out = []
-        for n, ln in enumerate(lines, 1):
-            try:
-                d = json.loads(ln)
-            except json.JSONDecodeError:
-                raise ValidatorError(f"{path}:{n}: not valid JSON") from None
-            t = d.get("text", d.get("description")) if isinstance(d, dict) else None
-            if not isinstance(t, str):
-                raise ValidatorError(f"{path}:{n}: no 'text' or 'description' string")
-            tests = d.get("tests")
-            if tests is not None and not (isinstance(tests, str) or
-                                          isinstance(tests, list) and all(isinstance(x, str) for x in tests)):
-                raise ValidatorError(f"{path}:{n}: 'tests' must be assertion text or a list of strings")
-            out.append((t, tests))
-        return out
+    lines = [(n, ln) for n, ln in enumerate(text.splitlines(), 1) if ln.strip()]
+    if lines and (str(path).lower().endswith(JSON_LINES_SUFFIXES) or any(_json_container(ln) for _, ln in lines)):
+        return [_json_entry(path, n, ln) for n, ln in lines]
     paras = [p.strip("\n") for p in text.replace("\r\n", "\n").split("\n\n") if p.strip()]
     if not paras:
         raise ValidatorError(f"{path} holds no description")
     return [(p, None) for p in paras]
+
+
+def _json_container(line: str) -> bool:
+    """A line that is a JSON object or list (a description is neither)."""
+    s = line.strip()
+    if s.startswith("{"):
+        return True
+    if not s.startswith("["):
+        return False
+    try:
+        return isinstance(json.loads(s), list)
+    except ValueError:
+        return False
+
+
+def _json_entry(path: str, n: int, line: str) -> tuple[str, object]:
+    try:
+        d = json.loads(line)
+    except ValueError:
+        raise ValidatorError(f"{path}:{n}: not valid JSON (a JSON lines file holds one object with 'text' per "
+                             f"line)") from None
+    if not isinstance(d, dict):
+        raise ValidatorError(f"{path}:{n}: a JSON {type(d).__name__}, not an object with a 'text' string")
+    t = d.get("text", d.get("description"))
+    if not isinstance(t, str):
+        raise ValidatorError(f"{path}:{n}: no 'text' or 'description' string")
+    tests = d.get("tests")
+    if tests is not None and not (isinstance(tests, str) or
+                                  isinstance(tests, list) and all(isinstance(x, str) for x in tests)):
+        raise ValidatorError(f"{path}:{n}: 'tests' must be assertion text or a list of strings")
+    return t, tests
 
 
 def check_texts(texts: list[str], model: str | None = None, detector=None, batch_size: int = 64,
@@ -141,6 +163,8 @@ def _read_text(path: str, what: str, content: str) -> str:
         raw = sys.stdin.buffer.read()
     else:
         p = Path(path)
+        if p.is_dir():
+            raise ValidatorError(f"{path} is a folder, not a {what}")
         if not p.is_file():
             raise ValidatorError(f"no such {what}: {path}")
         raw = p.read_bytes()
@@ -153,18 +177,27 @@ def _read_text(path: str, what: str, content: str) -> str:
 
 
 def _read_tests(tests, entry_point: str, notes: list[str]):
-    """A text's tests as cases (``None``: none given); a note when nothing could be read from them."""
+    """A text's tests as cases (``None``: none given); notes on the lines that could not be read
+    and when no test could be read at all."""
     if tests is None:
         return None
+    cases, skipped = tests_cases(tests, entry_point)
+    if not cases:
+        notes.append("no test could be read from the tests given (expected lines such as "
+                     f"`assert {entry_point or 'f'}(1) == 2` with literal values); they were not used")
+    elif skipped:
+        notes.append(f"line(s) {', '.join(map(str, skipped[:10]))} of the tests are not Python and were left out")
+    return cases
+
+
+def tests_cases(tests, entry_point: str = "") -> tuple[list, list[int]]:
+    """The cases of a description's tests (assertion text or a list of lines) and the line numbers
+    left out as not Python (:func:`.consistency.read_test_cases`)."""
     if isinstance(tests, (list, tuple)):
         tests = "\n".join(str(x) for x in tests)
     if not isinstance(tests, str):
         raise ValidatorError("tests must be assertion text (a string or a list of strings)")
-    cases = cases_from_code(tests, entry_point)
-    if not cases:
-        notes.append("no test could be read from the tests given (expected lines such as "
-                     f"`assert {entry_point or 'f'}(1) == 2` with literal values); they were not used")
-    return cases
+    return read_test_cases(tests, entry_point)
 
 
 def _verdict(label: str, p_defect: float, threshold: float | None) -> str:

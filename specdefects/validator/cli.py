@@ -92,7 +92,11 @@ def _add_evaluate_parser(vsub) -> None:
     e.add_argument("--data", required=True, help="a build folder or Hub dataset id")
     e.add_argument("--model", nargs="*", default=None,
                    help="detector folder(s) / training output(s) / Hub ids (default: the latest detector)")
-    e.add_argument("--out", required=True, help="folder for the tables and figures")
+    e.add_argument("--out", required=True,
+                   help="folder for the tables and figures (written beside it and swapped in whole; an earlier "
+                        "evaluation there is replaced)")
+    e.add_argument("--overwrite", action="store_true",
+                   help="replace --out even when it holds files the evaluation did not write (they are deleted)")
     e.add_argument("--split", default="test", help="split to score (default test)")
     e.add_argument("--no-tfidf", action="store_true", help="skip the TF-IDF baseline")
     e.add_argument("--llm", default=os.environ.get("SPECDEFECTS_LLM"),
@@ -253,7 +257,8 @@ def cmd_validator_evaluate(args) -> int:
     models = args.model if args.model else [_final_folder(None)]
     res = evaluate(models, args.data, args.out, split=args.split, tfidf=not args.no_tfidf, llm=args.llm,
                    llm_shots=args.llm_shots, benchmarks=args.benchmarks, tsne=not args.no_tsne,
-                   progress=not args.json, threshold=args.threshold, real_dev=args.real_dev)
+                   progress=not args.json, threshold=args.threshold, real_dev=args.real_dev,
+                   overwrite=args.overwrite)
     if args.json:
         print(json.dumps(res, indent=2, default=str))
         return 0
@@ -287,10 +292,13 @@ def _real_summary(res: dict) -> str:
 def cmd_validator_flagged(args) -> int:
     from pathlib import Path
 
+    from ..files import check_writable_dir
     from ..report.flagged import flagged_pass_table, flagged_tasks_table, original_descriptions
     from ..report.runs import load_runs
     from ..report.tables import frame_markdown
     from .check import check_texts
+    if args.out:
+        check_writable_dir(args.out)  # before the runs are read and labelled
     runs = load_runs(args.runs)
     texts = original_descriptions(runs)
     if not texts:
@@ -344,13 +352,18 @@ def cmd_validator_push(args) -> int:
 
 
 def cmd_check(args) -> int:
-    from .check import check_texts, format_result, read_entries, read_tests_file
+    from .check import check_texts, format_result, read_entries, read_tests_file, tests_cases
     if (args.text is None) == (args.file is None):
         raise ValidatorError("give a description or --file FILE (one of them)")
     if args.tests and args.file:
         raise ValidatorError("--tests goes with one description; with --file give each JSON line a 'tests' field")
     entries = read_entries(args.file) if args.file else [(args.text, read_tests_file(args.tests) if args.tests else None)]
     texts, tests = [t for t, _ in entries], [x for _, x in entries]
+    for i, x in enumerate(tests, 1):  # asked for the tests check: tests that give nothing are an error, not a note
+        if x is not None and not tests_cases(x, args.entry_point)[0]:
+            where = args.tests if args.tests else f"{args.file}: row {i}'s 'tests'"
+            raise ValidatorError(f"{where}: no test could be read (expected lines such as "
+                                 f"`assert {args.entry_point or 'f'}(1) == 2` with literal values)")
     results = check_texts(texts, model=args.model, threshold=args.threshold, argmax=args.argmax,
                           tests=tests if any(x is not None for x in tests) else None, entry_point=args.entry_point)
     if args.json:

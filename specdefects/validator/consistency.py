@@ -97,17 +97,22 @@ def _is_target(node, names) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (not names or node.func.id in names)
 
 
+MAX_SKIPPED_LINES = 100  # lines of broken tests blanked before giving up on the rest
+
+
 def cases_from_code(code: str, entry_point: str = "") -> list[Case]:
     """The cases of assertion text: ``assert f(...) == literal``, ``assert f(...)`` (True),
     ``assert not f(...)`` (False); calls of ``entry_point`` or ``candidate`` (any call when neither is
-    given). Code that does not parse gives no case."""
+    given). Lines that do not parse give no case (:func:`read_test_cases`); the others still do."""
+    return read_test_cases(code, entry_point)[0]
+
+
+def read_test_cases(code: str, entry_point: str = "") -> tuple[list[Case], list[int]]:
+    """:func:`cases_from_code` and the (1-based) numbers of the lines left out as not Python."""
     names = {entry_point, "candidate"} if entry_point else set()
-    try:
-        tree = parse_python(code)
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return []
+    tree, skipped = parse_tests(code)
     out = []
-    for node in ast.walk(tree):
+    for node in ast.walk(tree) if tree is not None else ():
         if not isinstance(node, ast.Assert):
             continue
         t = node.test
@@ -121,7 +126,34 @@ def cases_from_code(code: str, entry_point: str = "") -> list[Case]:
             out.append(Case(_call_args(t), True))
         elif isinstance(t, ast.UnaryOp) and isinstance(t.op, ast.Not) and _is_target(t.operand, names):
             out.append(Case(_call_args(t.operand), False))
-    return out
+    return out, skipped
+
+
+def parse_tests(code: str) -> tuple[ast.AST | None, list[int]]:
+    """The syntax tree of test code and the lines blanked to get it: a line the parser stops at is
+    left out and the rest parsed again (at most :data:`MAX_SKIPPED_LINES` times), so one broken
+    assertion does not lose the others. ``None`` when nothing parses."""
+    lines = code.splitlines()
+    skipped: list[int] = []
+    for _ in range(min(len(lines), MAX_SKIPPED_LINES) + 1):
+        try:
+            return parse_python("\n".join(lines)), skipped
+        except SyntaxError as e:
+            n = _culprit(lines, e.lineno)
+            if n is None:
+                break
+            lines[n - 1] = ""
+            skipped.append(n)
+        except (ValueError, MemoryError, RecursionError):
+            break
+    return None, skipped
+
+
+def _culprit(lines: list[str], lineno: int | None) -> int | None:
+    """The line to leave out for a syntax error reported at ``lineno``: that line, else the last
+    non-blank one before it (an error at the end of the text)."""
+    last = min(lineno or len(lines), len(lines))
+    return next((n for n in range(last, 0, -1) if lines[n - 1].strip()), None)
 
 
 def cases_from_pairs(pairs: Iterable) -> list[Case]:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 from pathlib import Path
 
@@ -26,11 +27,13 @@ def load_validator(source: str, benchmarks: list[str] | None = None, splits=("tr
                              f"--out {source}`")
     if not p.exists() and (str(source).startswith((".", "/", "~")) or str(source).count("/") != 1):
         raise ValidatorError(f"no such data folder {source!r} (and not a Hub id NAMESPACE/NAME)")
+    if p.exists():
+        check_parquet_files(p / "validator")
     try:
-        dd = datasets.load_dataset(_resolve(source), "validator")
-    except Exception as e:  # missing files, Hub unreachable, bad parquet: one line
-        msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise ValidatorError(f"cannot load the validator data from {source}: {msg}") from None
+        with _quiet_datasets():
+            dd = datasets.load_dataset(_resolve(source), "validator")
+    except Exception as e:  # missing files, Hub unreachable, bad parquet: one line, with the cause datasets wraps
+        raise ValidatorError(f"cannot load the validator data from {source}: {_first_line(e)}") from None
     out = {}
     for s in splits:
         if s not in dd:
@@ -47,6 +50,45 @@ def load_validator(source: str, benchmarks: list[str] | None = None, splits=("tr
             rows = {k: [v[i] for i in keep] for k, v in rows.items()}
         out[s] = rows
     return out
+
+
+@contextlib.contextmanager
+def _quiet_datasets():
+    """No "Generating train split" bars for a few thousand rows read in a blink."""
+    from datasets.utils.logging import disable_progress_bar, enable_progress_bar, is_progress_bar_enabled
+
+    was = is_progress_bar_enabled()
+    disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was:
+            enable_progress_bar()
+
+
+def check_parquet_files(folder: Path) -> None:
+    """Every parquet file of a local config folder can be read (its footer, not the rows): a broken one
+    is named, where ``datasets`` says only that "an error occurred while generating the dataset"."""
+    import pyarrow.parquet as pq
+
+    files = sorted(folder.glob("*.parquet"))
+    if not files:
+        raise ValidatorError(f"{folder} holds no parquet file; build it with `specdefects build spec-defects`")
+    for f in files:
+        try:
+            pq.read_metadata(f)
+        except Exception as e:  # ArrowInvalid, OSError: not parquet, truncated
+            raise ValidatorError(f"{f} is not a readable parquet file ({_first_line(e)}); build the data again "
+                                 f"with `specdefects build spec-defects`") from None
+
+
+def _first_line(e: BaseException) -> str:
+    """The first line of an error, or of the error that caused it when that says more (datasets wraps)."""
+    cause = e.__cause__ or e.__context__
+    text = str(e).strip()
+    if cause is not None and str(cause).strip() and (not text or "An error occurred" in text):
+        text = f"{text.splitlines()[0]}: {str(cause).strip()}" if text else str(cause).strip()
+    return text.splitlines()[0] if text else type(e).__name__
 
 
 def _resolve(source) -> str:

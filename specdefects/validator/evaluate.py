@@ -4,7 +4,8 @@ a t-SNE projection of the detector's features (Figure 3) and the real defects it
 clean originals of the split (RQ3).
 
 Files written under ``out``: ``table5.md``, ``table5.csv``, ``evaluation.json``,
-``confusion_<name>.png``, ``embedding_tsne.png``, ``real_defects.md``, ``real_defects.jsonl``.
+``confusion_<name>.png``, ``embedding_tsne.png``, ``real_defects.md``, ``real_defects.jsonl``,
+``real_descriptions.md``, ``reliability.png``; all of them together at the end (``files.atomic_dir``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..files import atomic_dir, check_output_dir, owned_names
 from ..llm import LLMClient
 from ..metrics.classification import classification_report
 from .baselines import LLMBaseline, TfidfBaseline, pick_shots
@@ -31,6 +33,9 @@ from .model import LABELS, load_detector, read_meta
 from .real_descriptions import REAL_DEV, load_real_dev, real_dev_report, report_md, specificity
 
 HYBRID_NAME = "TF-IDF + evidence features (stacked LR)"
+# every file evaluate writes: an earlier evaluation's files in --out are replaced, anything else is the user's
+EVALUATION_FILES = ("table5.md", "table5.csv", "evaluation.json", "confusion_*.png", "embedding_tsne.png",
+                    "real_defects.md", "real_defects.jsonl", "real_descriptions.md", "reliability.png")
 TABLE_COLUMNS = ("classifier", "trainable_pct", "accuracy", "precision", "recall", "f1", "mcc")
 
 
@@ -80,7 +85,11 @@ def _mean(reports: list[dict]) -> dict:
 def evaluate(models: Sequence[str], data: str, out: str, split: str = "test", tfidf: bool = True,
              llm: str | None = None, llm_shots: Sequence[int] = (0, 4), benchmarks: list[str] | None = None,
              tsne: bool = True, real_defects: bool = True, seed: int = 0, progress: bool = True,
-             threshold: float | None = None, real_dev: str | None = None) -> dict:
+             threshold: float | None = None, real_dev: str | None = None, overwrite: bool = False) -> dict:
+    """Every detector and baseline on ``split`` of ``data``; the files (module docstring) are written
+    whole into ``out`` at the end (``files.atomic_dir``; an earlier evaluation there is replaced, other
+    files need ``overwrite``), nothing when it fails. The summary dict."""
+    final = check_output_dir(out, ours=owned_names(*EVALUATION_FILES), overwrite=overwrite)
     rows_data = load_validator(data, benchmarks)
     dropped = drop_indistinct_sf(rows_data)
     if split not in rows_data or not rows_data[split]["text"]:
@@ -89,46 +98,57 @@ def evaluate(models: Sequence[str], data: str, out: str, split: str = "test", tf
         raise ValidatorError("nothing to evaluate: give --model, or keep the TF-IDF baseline, or --llm")
     test = rows_data[split]
     texts, y = test["text"], test["label"]
-    out_p = Path(out)
-    out_p.mkdir(parents=True, exist_ok=True)
-    results: list[dict] = []
-    first_det = None
-    for m in models:
-        res, first = _detector_result(m, texts, y)
-        results.append(res)
-        if first_det is None:
-            first_det = first
-    results += _baseline_results(rows_data, data, texts, y, tfidf, llm, llm_shots, seed)
+    with atomic_dir(final) as out_p:
+        results: list[dict] = []
+        first_det = None
+        for m in models:
+            res, first = _detector_result(m, texts, y)
+            results.append(res)
+            if first_det is None:
+                first_det = first
+        results += _baseline_results(rows_data, data, texts, y, tfidf, llm, llm_shots, seed)
 
-    summary = {"data": str(data), "split": split, "n": len(texts), "indistinct_sf_dropped": dropped.get(split, 0),
-               "results": results, "files": {}}
-    md, csv_text = table5(results)
-    (out_p / "table5.md").write_text(md)
-    (out_p / "table5.csv").write_text(csv_text)
-    summary["files"]["table5_md"] = str(out_p / "table5.md")
-    summary["files"]["table5_csv"] = str(out_p / "table5.csv")
-    for r in results:
-        png = out_p / f"confusion_{_slug(r['classifier'])}.png"
-        confusion_png(r["confusion_matrix"], png, r["classifier"])
-        r["confusion_png"] = str(png)
-    if first_det is not None and tsne:
-        det, _ = first_det
-        png = out_p / "embedding_tsne.png"
-        tsne_png(det.embed(texts), y, png, seed=seed, title=f"{detector_name(det.path)}: t-SNE of {split} features")
-        summary["files"]["embedding_tsne"] = str(png)
-    t = resolve_threshold(first_det[0], threshold) if first_det is not None else None
-    if first_det is not None and real_defects:
-        flagged = flag_real_defects(test, *first_det, t)
-        summary["real_defects"] = flagged
-        (out_p / "real_defects.jsonl").write_text("".join(json.dumps(f) + "\n" for f in flagged))
-        (out_p / "real_defects.md").write_text(real_defects_md(flagged, sum(1 for v in y if v == "clean")))
-        summary["files"]["real_defects"] = str(out_p / "real_defects.md")
-    if first_det is not None:
-        summary.update(real_description_report(*first_det, rows_data, split, out_p, t, real_dev, data, benchmarks))
-        summary["files"]["real_descriptions"] = str(out_p / "real_descriptions.md")
-        summary["files"]["reliability"] = str(out_p / "reliability.png")
-    (out_p / "evaluation.json").write_text(json.dumps(summary, indent=2, default=str))
-    summary["files"]["evaluation"] = str(out_p / "evaluation.json")
+        summary = {"data": str(data), "split": split, "n": len(texts), "indistinct_sf_dropped": dropped.get(split, 0),
+                   "results": results, "files": {}}
+        md, csv_text = table5(results)
+        (out_p / "table5.md").write_text(md)
+        (out_p / "table5.csv").write_text(csv_text)
+        summary["files"]["table5_md"] = str(out_p / "table5.md")
+        summary["files"]["table5_csv"] = str(out_p / "table5.csv")
+        for r in results:
+            png = out_p / f"confusion_{_slug(r['classifier'])}.png"
+            confusion_png(r["confusion_matrix"], png, r["classifier"])
+            r["confusion_png"] = str(png)
+        if first_det is not None and tsne:
+            det, _ = first_det
+            png = out_p / "embedding_tsne.png"
+            tsne_png(det.embed(texts), y, png, seed=seed, title=f"{detector_name(det.path)}: t-SNE of {split} features")
+            summary["files"]["embedding_tsne"] = str(png)
+        t = resolve_threshold(first_det[0], threshold) if first_det is not None else None
+        if first_det is not None and real_defects:
+            flagged = flag_real_defects(test, *first_det, t)
+            summary["real_defects"] = flagged
+            (out_p / "real_defects.jsonl").write_text("".join(json.dumps(f) + "\n" for f in flagged))
+            (out_p / "real_defects.md").write_text(real_defects_md(flagged, sum(1 for v in y if v == "clean")))
+            summary["files"]["real_defects"] = str(out_p / "real_defects.md")
+        if first_det is not None:
+            summary.update(real_description_report(*first_det, rows_data, split, out_p, t, real_dev, data, benchmarks))
+            summary["files"]["real_descriptions"] = str(out_p / "real_descriptions.md")
+            summary["files"]["reliability"] = str(out_p / "reliability.png")
+        summary = _moved(summary, out_p, final)  # where the files will be: evaluation.json names those
+        summary["files"]["evaluation"] = str(final / "evaluation.json")
+        (out_p / "evaluation.json").write_text(json.dumps(summary, indent=2, default=str))
+    return summary
+
+
+def _moved(summary: dict, tmp: Path, final: Path) -> dict:
+    """The summary's file paths where the files are now: ``final`` instead of the temporary folder."""
+    def moved(path: str) -> str:
+        return str(final / Path(path).relative_to(tmp))
+    summary["files"] = {k: moved(v) for k, v in summary["files"].items()}
+    for r in summary["results"]:
+        if "confusion_png" in r:
+            r["confusion_png"] = moved(r["confusion_png"])
     return summary
 
 

@@ -49,8 +49,9 @@ CHAR_PARAMS = {"analyzer": "char", "ngram_range": (2, 5), "sublinear_tf": True, 
 
 
 def is_hybrid_folder(path: str | os.PathLike) -> bool:
+    """A folder with either file of a hybrid detector (the loader names the other one when it is missing)."""
     p = Path(path)
-    return (p / HYBRID_FILE).is_file() and (p / ARRAYS_FILE).is_file()
+    return (p / HYBRID_FILE).is_file() or (p / ARRAYS_FILE).is_file()
 
 
 def _softmax(z):
@@ -207,6 +208,10 @@ class HybridModel:
 
         from .features import FEATURE_NAMES
         folder = Path(folder)
+        missing = [f for f in (HYBRID_FILE, ARRAYS_FILE) if not (folder / f).is_file()]
+        if missing:
+            raise ValidatorError(f"{folder} is not a whole hybrid detector: {' and '.join(missing)} missing; "
+                                 f"train it again (`specdefects validator train`) or copy the whole folder")
         try:
             spec = json.loads((folder / HYBRID_FILE).read_text())
             arrays = np.load(folder / ARRAYS_FILE, allow_pickle=False)

@@ -35,7 +35,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ..files import atomic_dir, write_json_atomic
+from ..files import atomic_dir, check_writable_dir, write_json_atomic
 from .data import check_training_data, drop_indistinct_sf, fingerprint, load_validator
 from .decision import set_operating_point
 from .errors import ValidatorError
@@ -131,6 +131,7 @@ def trainable_fraction(model) -> tuple[int, int]:
 def train(config: TrainConfig) -> dict:
     """Train every seed, keep the best (validation macro-F1), score it; the results dict."""
     cfg = config.resolved()
+    check_writable_dir(cfg.out)  # before the data loads: a file or an unwritable place is said first
     data = load_validator(cfg.data, cfg.benchmarks)
     dropped = drop_indistinct_sf(data)
     check_training_data(data, cfg.data)  # before any model is loaded

