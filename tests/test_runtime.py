@@ -166,6 +166,6 @@ def test_eval_with_an_engine_that_is_not_installed_is_one_line(capsys):
     if importlib.util.find_spec("vllm") is not None:
         pytest.skip("vLLM is installed in this environment")
     code = main(["eval", "--model", "vllm", "--model_args", "pretrained=qwen2.5-coder-0.5b-instruct",
-                 "--tasks", "spec_defects_humaneval_orig_instruct"])
+                 "--tasks", "spec_defects_humaneval_orig_instruct", "--confirm_run_unsafe_code"])
     err = capsys.readouterr().err.strip().splitlines()
     assert code != 0 and len(err) == 1 and "needs vLLM" in err[0] and "make venv-vllm-lmeval" in err[0]

@@ -6,8 +6,10 @@ stream, runs the candidate program, then
 
 * ``cases``: calls the entry point (or ``Solution().<entry_point>``) on each decoded
   argument list and reports the return value as *Python literal text* (exact builtin
-  types only: an object with a forged ``__eq__`` cannot be reported, so it fails);
-  the comparison with the expected value is done by the parent, not here;
+  types only: an object with a forged ``__eq__`` cannot be reported, so it fails) and the
+  call's seconds; the comparison with the expected value is done by the parent, not here.
+  With ``case_timeouts`` (EvalPlus-style per-input limits) a call that runs past its limit
+  is interrupted (``SIGALRM``), reported as timed out, and no further case runs;
 * ``test_code``: runs the assert-style test in a copy of the candidate's globals where
   the entry point is wrapped so that a return value not made only of builtin plain
   types fails, with builtins (and a few stdlib modules) restored to their state
@@ -28,7 +30,9 @@ import decimal as _decimal
 import fractions as _fractions
 import json as _json
 import os as _os
+import signal as _signal
 import sys as _sys
+import time as _time
 import traceback as _traceback
 
 # EvalPlus inputs and outputs include integers of more than 4,300 digits; the default
@@ -256,9 +260,33 @@ def _load_candidate(program, snaps, restore=_restore, emit=_emit, short=_short_e
     return cand
 
 
-def _run_cases(cases, cand, ep, snaps):
-    """Report the entry point's value on each case; False (reported) when there is no entry point."""
+class _CaseTimeout(BaseException):
+    """Raised into the candidate's call when it runs past its case's time limit."""
+
+
+def _raise_case_timeout(signum, frame, exc=_CaseTimeout):
+    raise exc()
+
+
+def _timed_call(f, args, limit, clock=_time.perf_counter, setitimer=_signal.setitimer, signal=_signal.signal,
+                sigalrm=_signal.SIGALRM, itimer=_signal.ITIMER_REAL, on_alarm=_raise_case_timeout):
+    """``(f(*args), seconds)``; with a ``limit`` (seconds) a ``SIGALRM`` interrupts the call then."""
+    if limit:
+        signal(sigalrm, on_alarm)
+        setitimer(itimer, limit)
+    t0 = clock()
+    try:
+        return f(*args), clock() - t0
+    finally:
+        if limit:
+            setitimer(itimer, 0)
+
+
+def _run_cases(cases, cand, ep, snaps, limits=()):
+    """Report the entry point's value and seconds on each case; False (reported) when there is no
+    entry point or a case ran past its time limit (``limits[i]``: seconds, or none)."""
     restore, emit, short, decode, encode = _restore, _emit, _short_exc, _decode_text, _encode
+    timed_call, timeout_exc, clock = _timed_call, _CaseTimeout, _time.perf_counter
     fn = cand.get(ep) if ep else None
     use_class = not callable(fn) and isinstance(cand.get("Solution"), type) and hasattr(cand["Solution"], ep)
     if not callable(fn) and not use_class:
@@ -272,16 +300,22 @@ def _run_cases(cases, cand, ep, snaps):
             continue
         if not isinstance(args, (list, tuple)):
             args = [args]
+        limit = limits[i] if i < len(limits) else None
+        t0 = clock()
         try:
             f = getattr(cand["Solution"](), ep) if use_class else fn
-            out = f(*args)
+            out, took = timed_call(f, args, limit)
             restore(snaps)
             enc = encode(out)
+        except timeout_exc:
+            restore(snaps)
+            emit({"i": i, "timeout": limit, "s": clock() - t0})
+            return False
         except BaseException as e:
             restore(snaps)
-            emit({"i": i, "error": short(e), "memory": isinstance(e, MemoryError)})
+            emit({"i": i, "error": short(e), "memory": isinstance(e, MemoryError), "s": clock() - t0})
             continue
-        emit({"i": i, "out": enc})
+        emit({"i": i, "out": enc, "s": took})
     return True
 
 
@@ -341,12 +375,13 @@ def _main():
     P = _PAYLOAD
     ep, program = P.get("entry_point") or "", P["program"]
     cases, test_code = tuple(P.get("cases") or ()), P.get("test_code") or ""
+    case_timeouts = tuple(P.get("case_timeouts") or ())
     done, run_cases, run_test_code = _done, _run_cases, _run_test_code
     snaps = _snapshot()
     cand = _load_candidate(program, snaps)
     if cand is None:
         return
-    if cases and not run_cases(cases, cand, ep, snaps):
+    if cases and not run_cases(cases, cand, ep, snaps, case_timeouts):
         return
     if test_code.strip() and not run_test_code(test_code, cand, ep, snaps):
         return

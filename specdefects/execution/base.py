@@ -77,9 +77,14 @@ class Limits:
     stderr_tail_chars: int = 2000
     # EvalPlus-style ground-truth time limits for tasks with input/expected cases: the
     # reference may take up to reference_timeout_s to produce the expected outputs, and a
-    # candidate then gets max(timeout_s, time_factor x the reference's time).
+    # candidate then gets max(timeout_s, time_factor x the reference's time) for the program and,
+    # per input, max(min_case_timeout_s, time_factor x the reference's time on that input)
+    # (EvalPlus: 1 s and 4 x); the program's budget is at least the sum of those per-input limits,
+    # capped at max_cases_timeout_s (EvalPlus: 60 s per task), plus 1 s.
     reference_timeout_s: float = 300.0
     time_factor: float = 4.0
+    min_case_timeout_s: float = 1.0
+    max_cases_timeout_s: float = 60.0
 
 
 @dataclass

@@ -5,17 +5,20 @@
 * ``<think>...</think>`` reasoning is dropped;
 * code blocks: ```` ```python ```` / ```` ```py ```` / ```` ``` ```` fences (an unclosed last
   fence runs to the end) and ``[PYTHON]...[/PYTHON]``; with several blocks the one that
-  defines the entry point (``def NAME`` or a class with a method ``NAME``) wins, else
-  the longest;
+  binds the entry point (``def NAME``, ``NAME = lambda ...``, a class with a method ``NAME``:
+  :func:`specdefects.execution.sanitize.binds`) wins, else the longest;
 * **completion style** (the model continued the prompt: the text does not define the
   entry point and starts indented, or ``style="completion"``): the result is
   ``prompt + completion`` cut at the first top-level line that is not part of the
   solution (``if __name__``, ``print(``, ``assert``, other top-level statements, or a
   second definition of the entry point); helper ``def``/``class``/imports are kept;
-* **chat style** (the answer holds the whole function): top-level test code
-  (``if __name__ == "__main__"`` blocks, bare expressions such as ``print(...)``,
-  ``assert``) is removed when an entry point is known, and imports / helper
-  definitions of the prompt that the answer lacks are put in front;
+* **chat style** (the answer holds the whole function): when the answer binds the
+  entry point, only what it needs is kept (:func:`specdefects.execution.sanitize.keep_needed`,
+  the way EvalPlus's sanitizer does: imports, the entry point, the top-level definitions and
+  assignments it uses transitively, and those the tests use, ``needed``); the model's demo code
+  (``result = f(...)``, ``print(...)``, ``assert``, ``if __name__ == "__main__"`` blocks) is
+  dropped. Otherwise bare expressions, ``assert`` and ``__main__`` blocks are dropped. Imports /
+  helper definitions of the prompt that the answer lacks are put in front;
 * stdin programs (no entry point) are kept whole.
 
 A result that does not parse is trimmed from the end until it does (cut-off
@@ -26,6 +29,9 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterable
+
+from .sanitize import binds, keep_needed
 
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+.-]*)[^\n]*\n(.*?)(?:```|\Z)", re.S)
 _PYTAG = re.compile(r"\[PYTHON\](.*?)(?:\[/PYTHON\]|\Z)", re.S | re.I)
@@ -33,10 +39,12 @@ _PY_LANGS = {"", "python", "py", "python3", "py3", "pycon", "python2"}
 _STYLES = ("auto", "completion", "chat", "raw")
 
 
-def extract_code(completion, entry_point: str = "", prompt: str = "", style: str = "auto") -> str:
-    """The program in ``completion`` (see the module doc).  Never raises."""
+def extract_code(completion, entry_point: str = "", prompt: str = "", style: str = "auto",
+                 needed: Iterable[str] = ()) -> str:
+    """The program in ``completion`` (see the module doc).  ``needed``: names the tests take from the
+    answer besides the entry point (kept with what they need).  Never raises."""
     try:
-        return _extract(completion, entry_point or "", prompt or "", style)
+        return _extract(completion, entry_point or "", prompt or "", style, frozenset(needed or ()))
     except Exception:
         try:
             return completion if isinstance(completion, str) else str(completion or "")
@@ -44,7 +52,7 @@ def extract_code(completion, entry_point: str = "", prompt: str = "", style: str
             return ""
 
 
-def _extract(completion, entry_point: str, prompt: str, style: str) -> str:
+def _extract(completion, entry_point: str, prompt: str, style: str, needed: frozenset[str]) -> str:
     if completion is None:
         completion = ""
     if not isinstance(completion, str):
@@ -71,7 +79,7 @@ def _extract(completion, entry_point: str, prompt: str, style: str) -> str:
         return _finish_completion(prompt, code, entry_point)
     if not blocks:
         code = _strip_prose(code)
-    return _finish_chat(code, entry_point, prompt)
+    return _finish_chat(code, entry_point, prompt, needed)
 
 
 # --------------------------------------------------------------------------- blocks
@@ -87,14 +95,7 @@ def _blocks(text: str) -> list[str]:
 
 
 def _defines(code: str, entry_point: str) -> bool:
-    if not entry_point:
-        return False
-    name = re.escape(entry_point)
-    if re.search(rf"^def\s+{name}\s*\(|^async\s+def\s+{name}\s*\(", code, re.M):
-        return True
-    # a method of a class (LiveCodeBench's class Solution)
-    return bool(re.search(r"^class\s+\w+.*?:\s*$", code, re.M)
-                and re.search(rf"^[ \t]+(?:async\s+)?def\s+{name}\s*\(", code, re.M))
+    return binds(code, entry_point)
 
 
 def _choose(blocks: list[str], entry_point: str) -> str:
@@ -158,27 +159,29 @@ def _strip_prose(text: str) -> str:
     return "\n".join(lines[start:])
 
 
-def _finish_chat(code: str, entry_point: str, prompt: str) -> str:
+def _finish_chat(code: str, entry_point: str, prompt: str, needed: frozenset[str] = frozenset()) -> str:
     code = _parseable(code.strip("\n") + "\n")
     if not entry_point:
         return code
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return code
-    lines = code.split("\n")
-    kept: list[str] = []
-    for node in tree.body:
-        if isinstance(node, (ast.Expr, ast.Assert)):
-            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
-                continue  # a module docstring
-            continue
-        if isinstance(node, ast.If) and _is_main_guard(node.test):
-            continue
-        kept.append(_segment(lines, node))
-    body = "\n".join(kept).rstrip() + "\n"
+    body = keep_needed(code, entry_point, needed)
+    if body is None:  # no binding of the entry point (or no parse): drop only the obvious test code
+        body = _without_test_statements(code)
     pre = _prompt_preamble(prompt, entry_point, body)
     return (pre + "\n" + body) if pre else body
+
+
+def _without_test_statements(code: str) -> str:
+    """``code`` without its top-level bare expressions (``print(...)``, docstrings), ``assert``
+    statements and ``if __name__ == ...`` blocks."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return code
+    lines = code.split("\n")
+    kept = [_segment(lines, node) for node in tree.body
+            if not isinstance(node, (ast.Expr, ast.Assert))
+            and not (isinstance(node, ast.If) and _is_main_guard(node.test))]
+    return "\n".join(kept).rstrip() + "\n"
 
 
 def _is_main_guard(test: ast.AST) -> bool:

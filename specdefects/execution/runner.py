@@ -9,6 +9,11 @@ Function-call tasks (``test_kind == "function"``)
     setup + asserts).  Success of ``test_code`` is only believed when the harness
     reports the per-run nonce at its very end (``sys.exit(0)`` or ``os._exit(0)`` before
     the asserts do not pass).  Whole-program wall clock: ``Limits.timeout_s`` (20 s).
+    Cases whose expected outputs came from the reference (:func:`fill_expected`, EvalPlus's
+    HumanEval+/MBPP+ inputs) get EvalPlus's per-input limits: ``max(Limits.min_case_timeout_s,
+    Limits.time_factor x the reference's time on that input)`` (1 s, 4 x), the reference timed
+    in the sandbox once per task and cached; the whole program then gets at least the sum of
+    those (capped at ``Limits.max_cases_timeout_s``, 60 s) + 1 s.
 
 Stdin tasks (``test_kind == "stdin"``)
     One fresh process per case, ``input`` on stdin, ``Limits.test_timeout_s`` (15 s)
@@ -76,26 +81,45 @@ def _err(task: Task, sample_id: int, reason: str, isolation: str = "", duration:
 # --------------------------------------------------------------------------- function tests
 
 def _run_harness(program: str, task: Task, cases: Sequence[str], test_code: str, sb: Sandbox,
-                 limits: Limits, timeout_s: float | None = None):
+                 limits: Limits, timeout_s: float | None = None, case_timeouts: Sequence[float] = ()):
     nonce = secrets.token_hex(16)
     payload = {"nonce": nonce, "program": program, "entry_point": task.entry_point, "cases": list(cases),
-               "test_code": test_code}
+               "test_code": test_code, "case_timeouts": list(case_timeouts)}
     pr = sb.run(_harness_source(), json.dumps(payload).encode("utf-8", "surrogateescape"), limits,
                 timeout_s or limits.timeout_s)
     return pr, nonce
 
 
-def _function_timeout(task: Task, limits: Limits) -> float:
-    """The wall-clock budget of one program: scaled by the reference's own time when known."""
+def _case_timeouts(task: Task, limits: Limits) -> list[float]:
+    """EvalPlus's per-input limits, ``max(min_case_timeout_s, time_factor x the reference's seconds on
+    that input)``, when the reference was timed on every case (:func:`fill_expected`); else none."""
+    ref = task.metadata.get("reference_case_seconds")
+    if not isinstance(ref, list) or len(ref) != len(task.tests) or not all(_is_seconds(s) for s in ref):
+        return []
+    return [round(max(limits.min_case_timeout_s, limits.time_factor * float(s)), 3) for s in ref]
+
+
+def _is_seconds(s) -> bool:
+    return isinstance(s, (int, float)) and not isinstance(s, bool) and s >= 0
+
+
+def _function_timeout(task: Task, limits: Limits, case_timeouts: Sequence[float] = ()) -> float:
+    """The wall-clock budget of one program: scaled by the reference's own time when known, and at
+    least the per-input limits' sum (capped at ``max_cases_timeout_s``) + 1 s when there are some."""
     ref_s = task.metadata.get("reference_seconds")
-    return max(limits.timeout_s, limits.time_factor * float(ref_s)) if ref_s else limits.timeout_s
+    budget = max(limits.timeout_s, limits.time_factor * float(ref_s)) if ref_s else limits.timeout_s
+    if case_timeouts:
+        budget = max(budget, min(sum(case_timeouts), limits.max_cases_timeout_s) + 1.0)
+    return budget
 
 
 def _run_function(task: Task, program: str, limits: Limits, sb: Sandbox, sample_id: int) -> ExecResult:
     cases = [c.input for c in task.tests]
     if not cases and not task.test_code.strip():
         return _err(task, sample_id, "task has neither test cases nor test_code", sb.isolation)
-    pr, nonce = _run_harness(program, task, cases, task.test_code, sb, limits, _function_timeout(task, limits))
+    case_timeouts = _case_timeouts(task, limits)
+    pr, nonce = _run_harness(program, task, cases, task.test_code, sb, limits,
+                             _function_timeout(task, limits, case_timeouts), case_timeouts)
     rep = HarnessReport.parse(pr.report, len(cases), nonce)
     v = function_verdict(task, pr, rep)
     stderr = pr.stderr if v.stderr is None else v.stderr
@@ -129,7 +153,8 @@ def _run_stdin(task: Task, program: str, limits: Limits, sb: Sandbox, sample_id:
 
 # --------------------------------------------------------------------------- expected outputs
 
-_FILL_CACHE: dict[str, tuple[list[str | None], float]] = {}  # key -> (outputs, reference seconds)
+# key -> (outputs, the reference's seconds in all, its seconds per case or [] when not timed per case)
+_FILL_CACHE: dict[str, tuple[list[str | None], float, list[float | None]]] = {}
 _FILL_LOCK = threading.Lock()
 
 
@@ -143,33 +168,46 @@ def _needs_fill(task: Task) -> bool:
     return any(c.output is None for c in task.tests)
 
 
-def _compute_expected(task: Task, limits: Limits, sb: Sandbox) -> tuple[list[str | None], float]:
-    """The reference's output per case, and the seconds it took (for ground-truth time limits)."""
+def _needs_reference_run(task: Task) -> bool:
+    """Whether the reference must run first: for the cases' missing outputs, or (a function task)
+    for its time on each case, the base of the per-input limits, when that is not known yet."""
+    if not task.reference.strip():
+        return False
+    untimed = (task.test_kind == "function" and bool(task.tests)
+               and not isinstance(task.metadata.get("reference_case_seconds"), list))
+    return _needs_fill(task) or untimed
+
+
+def _compute_expected(task: Task, limits: Limits, sb: Sandbox) -> tuple[list[str | None], float, list[float | None]]:
+    """The reference's output per case, the seconds it took in all and on each case (for
+    ground-truth time limits; per case only for function tasks)."""
     if task.test_kind == "stdin":
         outs: list[str | None] = []
         for c in task.tests:
             pr = sb.run(task.reference, c.input.encode("utf-8", "surrogateescape"), limits, limits.test_timeout_s)
             outs.append(pr.stdout.decode("utf-8", "replace") if pr.ok and not pr.stdout_truncated else None)
-        return outs, 0.0
+        return outs, 0.0, []
     pr, _ = _run_harness(task.reference, task, [c.input for c in task.tests], "", sb, limits,
                          limits.reference_timeout_s)
-    outs = HarnessReport.parse(pr.report, len(task.tests), "").outputs
-    if pr.status != "exited" or any(o is None for o in outs):
+    rep = HarnessReport.parse(pr.report, len(task.tests), "")
+    if pr.status != "exited" or any(o is None for o in rep.outputs):
         log.warning("%s: the reference did not produce every expected output (%s) %s", task.uid, pr.status,
                     short(pr.stderr, 300))
-    return outs, pr.duration_s
+    return rep.outputs, pr.duration_s, rep.case_seconds
 
 
 def fill_expected(tasks: Iterable[Task], limits: Limits | None = None, sandbox=None, workers: int | None = None,
                   progress: bool = False) -> list[Task]:
-    """Tasks whose cases with ``output=None`` get the reference solution's output
-    (computed in the sandbox, cached per reference + inputs).  Other tasks come back as is."""
+    """Tasks whose cases with ``output=None`` get the reference solution's output, and function
+    tasks with a reference its seconds on each case (``metadata["reference_case_seconds"]``, the
+    base of the per-input limits) and in all (``reference_seconds``); computed in the sandbox once,
+    cached per reference + inputs.  Other tasks come back as is."""
     tasks = list(tasks)
     limits = limits or Limits()
     sb = _resolve(sandbox)
     todo = {}
     for t in tasks:
-        if _needs_fill(t) and t.reference.strip():
+        if _needs_reference_run(t):
             k = _fill_key(t)
             with _FILL_LOCK:
                 if k not in _FILL_CACHE:
@@ -181,21 +219,32 @@ def fill_expected(tasks: Iterable[Task], limits: Limits | None = None, sandbox=N
                 filled = _compute_expected(t, limits, sb)
             except Exception as e:  # never let one task kill the fill
                 log.warning("%s: computing expected outputs failed: %r", t.uid, e)
-                filled = ([None] * len(t.tests), 0.0)
+                filled = ([None] * len(t.tests), 0.0, [])
             with _FILL_LOCK:
                 _FILL_CACHE[k] = filled
         _map(work, list(todo.items()), workers, progress, "expected outputs")
     out = []
     for t in tasks:
-        if not (_needs_fill(t) and t.reference.strip()):
+        if not _needs_reference_run(t):
             out.append(t)
             continue
         with _FILL_LOCK:
-            outs, ref_seconds = _FILL_CACHE.get(_fill_key(t), ([None] * len(t.tests), 0.0))
+            outs, ref_seconds, case_seconds = _FILL_CACHE.get(_fill_key(t), ([None] * len(t.tests), 0.0, []))
         tests = [c if c.output is not None else TestCase(input=c.input, output=o, public=c.public)
                  for c, o in zip(t.tests, outs)]
-        metadata = {**t.metadata, "reference_seconds": round(ref_seconds, 3)} if ref_seconds else dict(t.metadata)
-        out.append(replace(t, tests=tests, examples=list(t.examples), metadata=metadata))
+        out.append(replace(t, tests=tests, examples=list(t.examples),
+                           metadata=_timing_metadata(t.metadata, ref_seconds, case_seconds, len(tests))))
+    return out
+
+
+def _timing_metadata(metadata: dict, ref_seconds: float, case_seconds: list[float | None], n_cases: int) -> dict:
+    """``metadata`` with the reference's time in all (``reference_seconds``) and, when it was timed on
+    every case, per case (``reference_case_seconds``: the per-input limits' base)."""
+    out = dict(metadata)
+    if ref_seconds:
+        out["reference_seconds"] = round(ref_seconds, 3)
+    if len(case_seconds) == n_cases and n_cases and all(s is not None for s in case_seconds):
+        out["reference_case_seconds"] = [round(float(s), 6) for s in case_seconds]  # type: ignore[arg-type]
     return out
 
 
@@ -214,7 +263,7 @@ def run_program(task: Task, program: str, limits: Limits | None = None, sandbox=
     try:
         if not isinstance(program, str):
             return _err(task, sample_id, f"program must be a str, got {type(program).__name__}", sb.isolation)
-        if _needs_fill(task):
+        if _needs_reference_run(task):
             task = fill_expected([task], limits, sb)[0]
         if task.test_kind == "stdin":
             return _run_stdin(task, program, limits, sb, sample_id)
@@ -272,7 +321,7 @@ def run_batch(items: Iterable[Sequence], workers: int | None = None, limits: Lim
             sid = seen.get(uid, 0)
             seen[uid] = sid + 1
         norm.append((task, program, sid))
-    need = [t for t, _, _ in norm if isinstance(t, Task) and _needs_fill(t)]
+    need = [t for t, _, _ in norm if isinstance(t, Task) and _needs_reference_run(t)]
     if need:
         filled = {id(t): f for t, f in zip(need, fill_expected(need, limits, sb, workers, progress=False))}
         norm = [(filled.get(id(t), t), p, s) for t, p, s in norm]

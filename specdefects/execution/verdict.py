@@ -3,9 +3,10 @@
 The function-test harness (``_harness.py``) writes one JSON object per line to its report channel:
 
 =====================================  ===============================================
-``{"i": N, "out": TEXT}``              case N returned TEXT (a Python literal)
+``{"i": N, "out": TEXT, "s": SEC}``    case N returned TEXT (a Python literal) in SEC seconds
 ``{"i": N, "error": ..., ...}``        case N raised (``memory``: a MemoryError;
                                        ``harness``: the harness itself failed)
+``{"i": N, "timeout": LIMIT, ...}``    case N ran past its time limit (LIMIT seconds)
 ``{"load_error": ..., "kind": ...}``   the program could not be loaded (``kind: exit``:
                                        it exited while loading)
 ``{"assert_failed": LINE}``            an assert of ``test_code`` failed
@@ -60,6 +61,7 @@ def short(s, n: int = 300) -> str:
 @dataclass
 class HarnessReport:
     outputs: list[str | None]
+    case_seconds: list[float | None] = field(default_factory=list)
     case_errors: dict[int, dict] = field(default_factory=dict)
     load_error: dict | None = None
     assert_failed: dict | None = None
@@ -70,7 +72,7 @@ class HarnessReport:
     def parse(cls, raw: bytes, n_cases: int, nonce: str) -> HarnessReport:
         """Lines that are not JSON objects are ignored (the program may write to the channel too:
         only the nonce makes ``done`` believable); for each kind the first record counts."""
-        rep = cls(outputs=[None] * n_cases)
+        rep = cls(outputs=[None] * n_cases, case_seconds=[None] * n_cases)
         for line in raw.decode("utf-8", "replace").splitlines():
             try:
                 r = json.loads(line)
@@ -79,6 +81,8 @@ class HarnessReport:
             if not isinstance(r, dict):
                 continue
             if "i" in r and isinstance(r["i"], int) and 0 <= r["i"] < n_cases:
+                if isinstance(r.get("s"), (int, float)) and not isinstance(r["s"], bool):
+                    rep.case_seconds[r["i"]] = float(r["s"])
                 if "out" in r and isinstance(r["out"], str):
                     rep.outputs[r["i"]] = r["out"]
                 else:
@@ -121,6 +125,10 @@ def _case_verdict(case: TestCase, i: int, rep: HarnessReport, pr: ProgramResult,
         r = rep.case_errors[i]
         if r.get("harness"):
             return Verdict("error", case.input, f"{r.get('error')}\n{pr.stderr}")
+        if "timeout" in r:
+            return Verdict("timeout", case.input, f"ran past this input's time limit ({r['timeout']} s: "
+                                                  f"the reference's time on it x the time factor, at least the "
+                                                  f"minimum)\n{pr.stderr}")
         status = "memory" if r.get("memory") or is_memory(str(r.get("error"))) else "failed"
         return Verdict(status, case.input, f"{r.get('error')}\n{pr.stderr}")
     out = rep.outputs[i]

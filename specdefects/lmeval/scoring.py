@@ -9,9 +9,11 @@ replaced by a small JSON-safe dict (status, reason, failing test, extracted code
 ``--log_samples`` writes as the sample's ``filtered_resps`` (with ``tests_scope`` where the data
 says which tests a task holds: LiveCodeBench); :func:`process_results` only counts them.
 
-Bad completions (empty, no code, no function of the entry point's name, code that does not
+Bad completions (empty, no code, nothing that binds the entry point's name, code that does not
 parse, text that is not valid UTF-8, more than 1 MB) fail with the reason recorded; they are
-never sent to the sandbox and never raise.
+never sent to the sandbox and never raise. What runs is the extracted code
+(:func:`~specdefects.execution.extract_code`): the entry point and what it and the tests need,
+without the model's demo code.
 """
 
 from __future__ import annotations
@@ -22,9 +24,11 @@ import os
 import re
 import sys
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from ..execution import extract_code, run_batch
+from ..execution.sanitize import binds, free_names
 from ..metrics.passk import pass_at_k
 from ..records import Task, tests_scope
 
@@ -51,19 +55,21 @@ def task_of(doc: dict) -> Task:
 
 
 def defines(code: str, name: str) -> bool:
-    """Whether ``code`` (parseable) defines function ``name`` at top level or as a method of a
-    top-level class (LiveCodeBench's ``class Solution``)."""
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError):
-        return bool(re.search(rf"^\s*(async\s+)?def\s+{re.escape(name)}\s*\(", code, re.M))
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
-            return True
-        if isinstance(node, ast.ClassDef) and any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-                                                  and n.name == name for n in node.body):
-            return True
-    return False
+    """Whether ``code`` binds ``name`` at top level as a function: ``def``, ``name = lambda ...`` or
+    another assignment, ``from m import f as name``, or a method of a top-level class
+    (LiveCodeBench's ``class Solution``); see :func:`specdefects.execution.sanitize.binds`."""
+    return binds(code, name)
+
+
+def names_tests_need(task: Task) -> frozenset[str]:
+    """The names the task's test program takes from the answer's globals (MBPP's ``Node`` class,
+    HumanEval/32's ``poly``), so that extraction keeps them with the entry point."""
+    return _free_names(task.test_code) if task.test_code.strip() else frozenset()
+
+
+@lru_cache(maxsize=512)
+def _free_names(test_code: str) -> frozenset[str]:
+    return frozenset(free_names(test_code))
 
 
 def _fail(reason: str, code: str = "", status: str = "failed") -> dict:
@@ -92,7 +98,8 @@ def precheck(completion: Any, task: Task, style: str) -> tuple[str | None, dict 
             and not re.search(r"^\s*(def|class|import|from|async def)\s", completion, re.M):
         return None, _fail("no code found in the completion (no ```python block, no definition)")
     # instruct answers must hold the whole function (EvalPlus): no gluing onto the prompt
-    code = extract_code(completion, task.entry_point, task.prompt, style="chat" if style == "instruct" else "auto")
+    code = extract_code(completion, task.entry_point, task.prompt, style="chat" if style == "instruct" else "auto",
+                        needed=names_tests_need(task))
     if task.test_kind == "function" and style == "instruct" and code.strip() and not defines(code, task.entry_point):
         # a chat answer must define the function; a completion continues the prompt's definition
         return None, _fail(f"no function named {task.entry_point!r} in the extracted code", code)

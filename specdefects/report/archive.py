@@ -3,9 +3,11 @@
 ``--log_samples`` rows carry the whole dataset row (``doc``: prompt, every test, the
 reference...) and the raw answers; for HumanEval+/MBPP+ the held-out tests alone run to
 megabytes. :func:`archive_samples` rewrites each ``samples_*.jsonl`` as ``samples_*.jsonl.gz``
-where ``doc`` keeps only its short fields (ids, labels, entry point; any value over
-``max_doc_chars`` is dropped and its name listed under ``doc["_dropped"]``). Answers
-(``resps``), scores (``filtered_resps``), metrics and the follow-tests rows stay whole.
+where ``doc`` keeps its short fields (ids, labels, entry point) and the fields re-scoring an
+answer reads (:func:`rescoring_fields`: prompt, test program, tests, reference...; those up to
+``max_rescoring_chars`` each); any other value over ``max_doc_chars`` is dropped and its name
+listed under ``doc["_dropped"]``. Answers (``resps``), scores (``filtered_resps``), metrics and
+the follow-tests rows stay whole.
 :func:`specdefects.report.runs.read_samples` reads both forms.
 
     python -m specdefects.report.archive results/MODEL/RUN   # every samples file below it
@@ -21,13 +23,26 @@ from pathlib import Path
 from ..files import atomic_path
 
 MAX_DOC_CHARS = 2000
+MAX_RESCORING_CHARS = 1_000_000
+# what re-scoring an answer reads of its row (specdefects.records.Task.from_row for the spec-defects
+# rows, specdefects.lmeval.follow.heldout_task for the matched/quality rows)
+RESCORING_FIELDS = ("benchmark", "task_id", "uid", "prompt", "interface", "entry_point", "test_kind", "test_code",
+                    "atol", "metadata", "reference")
 
 
-def compact_doc(doc: dict, max_doc_chars: int = MAX_DOC_CHARS) -> dict:
+def rescoring_fields(doc: dict) -> set[str]:
+    """The fields of ``doc`` that re-scoring its answers needs: the ones Task.from_row / heldout_task
+    read, with the held-out tests where the row has them (its ``tests`` are then not scored) else the tests."""
+    return {*RESCORING_FIELDS, "heldout_tests" if "heldout_tests" in doc else "tests"}
+
+
+def compact_doc(doc: dict, max_doc_chars: int = MAX_DOC_CHARS,
+                max_rescoring_chars: int = MAX_RESCORING_CHARS) -> dict:
     out, dropped = {}, []
+    keep = rescoring_fields(doc)
     for k, v in doc.items():
         size = len(v) if isinstance(v, str) else len(json.dumps(v, default=str))
-        if size > max_doc_chars:
+        if size > (max_rescoring_chars if k in keep else max_doc_chars):
             dropped.append(k)
         else:
             out[k] = v
