@@ -216,6 +216,11 @@ def test_check_file_that_is_a_folder(tmp_path):
     one_error(sd("check", "--file", tmp_path), tmp_path, "is a folder, not a file")
 
 
+def test_check_file_that_is_a_device_is_read_not_called_missing():
+    # /dev/null exists: it is read (and holds nothing), never "no such file"
+    one_error(sd("check", "--file", "/dev/null"), "/dev/null", "holds no description")
+
+
 def test_check_tests_keeps_the_readable_test_beside_a_broken_one(tmp_path):
     both, good = tmp_path / "both.py", tmp_path / "good.py"
     both.write_text(f"{GOOD_TEST}\nassert text_match_wordz('x' ==\n")

@@ -91,9 +91,6 @@ def test_per_input_time_limits_from_the_reference_as_evalplus():
     assert s["status"] == "timeout" and s["failed_test"] == "[12]", s
 
 
-@pytest.mark.xfail(not hasattr(archive, "rescoring_fields"), strict=True,
-                   reason="specdefects/report/archive.py still drops the fields re-scoring reads "
-                          "(the patch that keeps them was not applied yet)")
 def test_compacted_sample_logs_keep_what_rescoring_needs(tmp_path):
     # MBPP 462: prompt and test_code run over 2,000 characters and the compacted logs dropped them
     case = CASES["compaction"]

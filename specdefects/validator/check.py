@@ -165,7 +165,7 @@ def _read_text(path: str, what: str, content: str) -> str:
         p = Path(path)
         if p.is_dir():
             raise ValidatorError(f"{path} is a folder, not a {what}")
-        if not p.is_file():
+        if not p.exists():  # a device or a pipe (/dev/null, <(cmd)) is read like a file
             raise ValidatorError(f"no such {what}: {path}")
         raw = p.read_bytes()
     if b"\x00" in raw[:100_000]:
