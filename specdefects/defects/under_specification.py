@@ -750,8 +750,8 @@ def spoiled(task: Task, s: int, e: int, rep: str = "", category: str = "") -> st
             return "a bound the Constraints state again"
     if re.search(r"->\s*Optional\[", task.prompt) and re.search(r"\bNone\b", deleted):
         return "a None case the signature's Optional return still states"
-    if category == "formula" and len([sp for sp in _sentences(desc) if re.search(r"[A-Za-z]{2}",
-                                                                                desc[sp[0]:sp[1]])]) == 1:
+    one_sentence = _prose_sentence_count(desc) == 1
+    if category == "formula" and one_sentence:
         def words(text: str) -> int:
             return sum(1 for w in content_words(text) if w.isalpha())
         if words(deleted) >= 0.5 * words(desc):
@@ -768,7 +768,6 @@ def spoiled(task: Task, s: int, e: int, rep: str = "", category: str = "") -> st
             r"\b(?:return|output)s?\s+(?:an?\s+)?(?:empty\s+(?:list|string|array|tuple|dictionary|set)|\[\]|\"\"|'')",
             deleted, I):
         return "empty in, empty out: the rule still gives it"
-    one_sentence = len([sp for sp in _sentences(desc) if re.search(r"[A-Za-z]{2}", desc[sp[0]:sp[1]])]) == 1
     if one_sentence and (SUPERLATIVE.search(deleted) or re.search(r"\b(?:first|last)\b", deleted, I)) and not (
             category == "ordering" and re.search(r"\bfrom\b.*\bto\b|\border\b", deleted, I)):
         # "find the[ last] digit in factorial", "find the sublist[ having maximum length]": what is asked for
@@ -794,8 +793,8 @@ def spoiled(task: Task, s: int, e: int, rep: str = "", category: str = "") -> st
         threshold = re.search(r"\b(?:than|to|by|of|with|exceed|exceeding)\s+" + letter + r"(?![\w'\"])", deleted)
         if threshold and not re.search(r"(?<![\w'\"])" + letter + r"(?![\w'\"])", rest):
             return f"the deletion removes every mention of {letter}, which is then unexplained"
-    outside = re.sub(r"^\s*>>>.*\n.*$", "", outside, flags=re.M)  # doctests show values, not rules
-    if len(content_words(deleted)) >= 3 and _said_again(deleted, outside):
+    notes = re.sub(r"^\s*>>>.*\n.*$", "", outside, flags=re.M)  # doctests show values, not rules
+    if len(content_words(deleted)) >= 3 and _said_again(deleted, notes):
         return "the prompt states it again after the description (a Note)"
     sentence = re.split(r"[.!?](?:\s|$)", new[:s + len(rep)])[-1] + re.split(r"(?<=[.!?])(?:\s|$)",
                                                                              new[s + len(rep):], maxsplit=1)[0]
@@ -806,6 +805,11 @@ def spoiled(task: Task, s: int, e: int, rep: str = "", category: str = "") -> st
             r"\s*(?:return|output|print)\s+[^\s,;]+\s*[.!?]?\s*$", sentence, I):
         return "a value is left with no condition"
     return None
+
+
+def _prose_sentence_count(desc: str) -> int:
+    """How many sentences of ``desc`` hold words (a one-sentence request keeps what it asks for)."""
+    return sum(1 for a, b in _sentences(desc) if re.search(r"[A-Za-z]{2}", desc[a:b]))
 
 
 def _said_again(deleted: str, text: str) -> bool:
@@ -821,7 +825,7 @@ def not_applicable_reason(desc: str, had_candidates: bool = False) -> str:
     """Why ``desc`` has no constraint to delete (every reason says "constraint")."""
     if had_candidates:
         return "no constraint can be deleted without breaking the grammar of the sentence"
-    one_line = len([sp for sp in _sentences(desc) if re.search(r"[A-Za-z]{2}", desc[sp[0]:sp[1]])]) <= 1
+    one_line = _prose_sentence_count(desc) <= 1
     hint = HINT_PHRASE.search(desc)
     if one_line and hint:
         return (f"one-line request whose only qualifier is an implementation hint ({hint.group(0).strip()!r}), "
