@@ -21,7 +21,7 @@ BATCH=${BATCH:-128}
 DTYPE=${DTYPE:-$("$VENV_BIN/python" -c 'from specdefects.models.runtime import chosen_dtype; print(chosen_dtype())')}
 export VLLM_CPU_KVCACHE_SPACE=${VLLM_CPU_KVCACHE_SPACE:-4} VLLM_ENABLE_V1_MULTIPROCESSING=0
 
-ALL_RUNS="he-0.5b paired-0.5b matched-he-0.5b quality-0.5b matched-mbpp-0.5b he-1.5b mbpp-0.5b controls-he-0.5b controls-mbpp-0.5b represent-0.5b"  # also: mbpp-sample-0.5b
+ALL_RUNS="he-0.5b lcb-sample-0.5b paired-0.5b matched-he-0.5b quality-0.5b matched-mbpp-0.5b he-1.5b mbpp-0.5b controls-he-0.5b controls-mbpp-0.5b represent-0.5b"  # also: mbpp-sample-0.5b
 
 # the committed spec-defects runs were made on the rule-made dataset: --llm-store none rebuilds it
 spec_data() {
@@ -47,6 +47,17 @@ spec_sample_data() {
   echo "SPECDEFECTS_DATA=$dir"
 }
 
+# a seeded sample of LiveCodeBench tasks from the public repackaging (public tests only: pass@1 is an
+# upper bound of the hidden-test one). 216 tasks hold 200 runnable ones at seed 0; the other 16 are
+# functional tasks whose function name is unknown, which lm-eval leaves out.
+LCB_SAMPLE=${LCB_SAMPLE:-216}
+lcb_sample_data() {
+  local dir="out/spec-defects-lcb-sample$LCB_SAMPLE"
+  [ -f "$dir/build_report.json" ] || "$VENV_BIN/specdefects" build spec-defects --out "$dir" --benchmarks livecodebench \
+    --source livecodebench=../shared/data/livecodebench --sample "$LCB_SAMPLE" --llm-store none --json > /dev/null
+  echo "SPECDEFECTS_DATA=$dir"
+}
+
 # run MODEL RUN DATA_ENV TASKS [CACHE_NAME]  (runs that share a cache reuse each other's answers)
 run() {
   local model=$1 name=$2 data=$3 tasks=$4 cache_name=${5:-$2}
@@ -54,7 +65,7 @@ run() {
   "$VLLM_BIN/specdefects" models prepare "$model" --json > /dev/null
   mkdir -p "$out" "$CACHE/lm-eval/$model-$DTYPE"
   local cmd=("$VLLM_BIN/specdefects" eval --model vllm
-             --model_args "pretrained=$model,dtype=$DTYPE,max_model_len=2048,seed=0" --batch_size "$BATCH"
+             --model_args "pretrained=$model,dtype=$DTYPE,max_model_len=${MAX_MODEL_LEN:-2048},seed=0" --batch_size "$BATCH"
              --tasks "$tasks" --apply_chat_template --confirm_run_unsafe_code
              --output_path "$out" --log_samples --use_cache "$CACHE/lm-eval/$model-$DTYPE/$cache_name")
   echo "== $name: $model on $tasks ($data)"
@@ -145,6 +156,8 @@ one() {
     he-0.5b)           run qwen2.5-coder-0.5b-instruct "$1" "$(spec_data)" spec_defects_humaneval_instruct ;;
     mbpp-0.5b)         run qwen2.5-coder-0.5b-instruct "$1" "$(spec_data)" spec_defects_mbpp_instruct ;;
     mbpp-sample-0.5b)  run qwen2.5-coder-0.5b-instruct "$1" "$(spec_sample_data)" spec_defects_mbpp_instruct mbpp-0.5b ;;
+    # LiveCodeBench's statements are long and its answers get 2048 new tokens: a 4096-token window
+    lcb-sample-0.5b)   MAX_MODEL_LEN=4096 run qwen2.5-coder-0.5b-instruct "$1" "$(lcb_sample_data)" spec_defects_livecodebench_instruct ;;
     he-1.5b)           run qwen2.5-coder-1.5b-instruct "$1" "$(spec_data)" spec_defects_humaneval_instruct ;;
     paired-0.5b)       run qwen2.5-coder-0.5b-instruct "$1" "$(follow_data)" spec_follow_tests_paired ;;
     matched-he-0.5b)   run qwen2.5-coder-0.5b-instruct "$1" "$(follow_data)" spec_follow_tests_matched_humanevalplus ;;

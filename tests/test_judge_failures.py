@@ -209,3 +209,77 @@ def test_us_engine_round6_multi_constraint_and_garble(he):
     from specdefects.defects.under_specification import candidates
     desc = "It is guaranteed that R+B is not less than 2. Print the answer."
     assert not [c for c in candidates(desc) if desc[:c[2]].rstrip().endswith("not")]
+
+
+# --------------------------------------------------------------------------- round 7 (seed 32)
+
+LCB = MBPP.parents[1] / "livecodebench"
+
+
+@pytest.fixture(scope="module")
+def lcb():
+    if not LCB.is_dir():
+        pytest.skip(f"needs the LiveCodeBench public repackaging at {LCB} (../shared)")
+    from specdefects.benchmarks import load_tasks
+    return {t.task_id: t for t in load_tasks("livecodebench", str(LCB))}
+
+
+def test_lv_same_precision_swap_alone_is_not_compliant(he):
+    from specdefects.defects.judge import same_precision_only
+    for m in (edited(he["HumanEval/26"], "LV", "verb", ("remove", "drop")),  # round 7: "remove -> drop" alone
+              edited(he["HumanEval/26"], "LV", "synonym", ("elements", "items"))):
+        assert same_precision_only(m)
+        assert verdict(m)["compliance"] == 0, m.task.description
+    blur = edited(he["HumanEval/26"], "LV", "synonym", ("list", "collection"))
+    assert not same_precision_only(blur) and verdict(blur)["compliance"] == 1
+
+
+def test_lv_engine_makes_a_task_term_vaguer_in_every_mutant(he):
+    from specdefects.defects import NotApplicable, mutate
+    from specdefects.defects.judge import same_precision_only
+    for task in he.values():
+        m = mutate(task, "LV", seed=0)
+        if not isinstance(m, NotApplicable):
+            assert not same_precision_only(m), (task.task_id, [(o.before, o.after) for o in m.ops])
+    # a frame-only name such as "solve" is not renamed to another vague name ("solve -> handle" blurs nothing)
+    import random
+
+    from specdefects.defects.lexical_vagueness import vaguer_identifier
+    assert all(vaguer_identifier("solve", random.Random(s), whole=True) is None for s in range(10))
+    # minSubArraySum: "Sub" + "Array" is one word ("SubSeq" would name a subsequence)
+    assert all("Sub" + "Array" in (vaguer_identifier("minSubArraySum", random.Random(s)) or "SubArray")
+               for s in range(10))
+
+
+def test_lv_prose_word_that_names_a_variable_keeps_it(lcb):
+    from specdefects.defects import NotApplicable, mutate
+    from specdefects.defects.judge import prose_renames_a_variable
+    grid = lcb["lcbpub-0581"]  # "Given a 2D character matrix grid, where grid[i][j] is ..."
+    m = edited(grid, "LV", "synonym", ("grid", "board"))
+    assert prose_renames_a_variable(m) and verdict(m)["compliance"] == 0
+    for task_id, word in (("lcbpub-0581", "matrix grid"), ("lcbpub-0492", "string word")):
+        for seed in range(4):
+            m = mutate(lcb[task_id], "LV", seed=seed)
+            assert isinstance(m, NotApplicable) or word in m.task.description, (task_id, seed)
+
+
+def test_lv_count_number_split_by_a_comma_keeps_its_sense(lcb):
+    task = lcb["lcbpub-0988"]  # "print the number, modulo 998244353, of ways"
+    m = edited(task, "LV", "synonym", ("number", "value"), occurrence=5)
+    assert m.task.description.count("the value, modulo") == 1
+    assert verdict(m)["same_meaning"] == 0
+    from specdefects.defects import mutate
+    for seed in range(4):
+        assert "the value, modulo" not in mutate(task, "LV", seed=seed).task.description
+
+
+def test_us_engine_leaves_no_fragment_and_no_rule_the_output_section_restates(he, lcb):
+    from specdefects.defects import NotApplicable, mutate
+    for seed in range(6):
+        m = mutate(he["HumanEval/75"], "US", seed=seed)  # "Knowing that (a) is less then 100." -> "Knowing."
+        assert isinstance(m, NotApplicable) or "Knowing." not in m.task.description
+        for task_id in ("lcbpub-0375", "lcbpub-0947"):  # "a string of length[ n], consisting of"
+            m = mutate(lcb[task_id], "US", seed=seed)
+            assert isinstance(m, NotApplicable) or not re.search(r"of length\s*,", m.task.description), task_id
+        m = mutate(lcb["lcbpub-0728"], "US", seed=seed)  # the Output section says it again
+        assert isinstance(m, NotApplicable) or "find the minimum number of edges" in m.task.description

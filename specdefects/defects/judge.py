@@ -36,7 +36,8 @@ from collections import Counter
 
 from ..records import Mutant
 from ._common import ident_words
-from .lexicon import IDENT_FRAME
+from .lexical_vagueness import task_identifiers
+from .lexicon import IDENT_FRAME, WEAK_TERMS, weak_rename
 from .under_specification import LEANS_BACK, RATIONALE, TWO_CONDITION_DEFINITION, name_says
 
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f]")
@@ -123,10 +124,40 @@ def _prose_words(text: str, pattern: re.Pattern) -> list[str]:
     return sorted(x.lower() for x in pattern.findall(prose))
 
 
+def _replaced_word(op) -> str:
+    """The lexicon word a synonym/verb op replaced, without the article it carried ("an array")."""
+    return re.sub(r"^(?:an?|the)\s+", "", op.before.strip(), flags=re.I).lower()
+
+
+def same_precision_only(m: Mutant) -> bool:
+    """True when every lexical change of an LV mutant keeps the same precision (elements -> items,
+    contains -> includes, checkArray -> checkSeq, solve -> handle; :data:`lexicon.WEAK_TERMS`,
+    :func:`lexicon.weak_rename`): nothing task-relevant got vaguer."""
+    lexical = [op for op in m.ops if op.kind in ("synonym", "verb", "phrase", "rename", "code_rename", "llm_edit")]
+    if not lexical:
+        return False
+    for op in lexical:
+        if op.kind in ("phrase", "llm_edit"):
+            return False
+        if op.kind in ("synonym", "verb") and _replaced_word(op) not in WEAK_TERMS:
+            return False
+        if op.kind in ("rename", "code_rename") and not weak_rename(ident_words(op.before), ident_words(op.after)):
+            return False
+    return True
+
+
+def prose_renames_a_variable(m: Mutant) -> bool:
+    """A prose word replaced that is also one of the task's variables ("a string word" -> "a string
+    term" while the code still says ``word``; "the matrix grid" -> "board" beside ``grid[i][j]``):
+    the description then names a variable the code does not have."""
+    names = task_identifiers(m.task)
+    return any(op.kind == "synonym" and _replaced_word(op) in names for op in m.ops)
+
+
 def _wrong_sense(m: Mutant) -> bool:
     o = m.original.description
     return any(op.kind in ("synonym", "llm_edit") and COUNT_SENSE.match(op.before.strip())
-               and re.match(r"\s+of\b", o[op.span[1]:]) for op in m.ops if not op.kind.startswith("code_"))
+               and re.match(r"\s+of\b|,[^.;]*?\bof\b", o[op.span[1]:]) for op in m.ops if not op.kind.startswith("code_"))
 
 
 def lv_compliance(m: Mutant) -> dict[str, int]:
@@ -137,14 +168,15 @@ def lv_compliance(m: Mutant) -> dict[str, int]:
     o, n = m.original.description, m.task.description
     changed = int(o != n or m.original.prompt != m.task.prompt or m.original.entry_point != m.task.entry_point)
     lexical = int(any(op.kind in ("synonym", "verb", "phrase", "rename", "code_rename", "code_annotation", "llm_edit")
-                      for op in m.ops) and changed and not boilerplate_only(m))
+                      for op in m.ops) and changed and not boilerplate_only(m) and not same_precision_only(m))
     nums_kept = int(sorted(NUMBER.findall(o)) == sorted(NUMBER.findall(n)))
     lost = []
     for rx in (CONSTRAINT_WORDS, MEANING_WORDS):
         before, after = _prose_words(o, rx), _prose_words(n, rx)
         lost += [w for w in set(before) if before.count(w) > after.count(w)]
     sentences_kept = int(_sentences(n) >= _sentences(o))
-    same_meaning = int(len(TAUTOLOGY.findall(n)) <= len(TAUTOLOGY.findall(o)) and not _wrong_sense(m))
+    same_meaning = int(len(TAUTOLOGY.findall(n)) <= len(TAUTOLOGY.findall(o)) and not _wrong_sense(m)
+                       and not prose_renames_a_variable(m))
     no_deletion = int(not lost and sentences_kept and nums_kept)
     return {"lexical_change": lexical, "no_constraint_deleted": no_deletion, "same_meaning": same_meaning,
             "compliance": int(lexical and no_deletion and same_meaning)}

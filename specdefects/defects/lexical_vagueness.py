@@ -40,13 +40,14 @@ from ._common import (
     Skip,
     article_for,
     build_mutant,
+    ident_words,
     match_case,
     overlaps,
     protected_spans,
     rng_for,
     run_guarded,
 )
-from .lexicon import ACTION_VERBS, DOMAIN_TERMS, IDENT_PARTS, PHRASES, WHOLE_NAMES
+from .lexicon import ACTION_VERBS, DOMAIN_TERMS, IDENT_FRAME, IDENT_PARTS, PHRASES, WEAK_TERMS, WHOLE_NAMES, weak_rename
 
 DEFECT = "LV"
 MAX_GROUPS = 5
@@ -63,7 +64,8 @@ ATTEMPTS = 8  # draws tried before a task is given up (each must read well, see 
 DETERMINER_BEFORE = re.compile(r"\b(the|a|an|its|their|this|that|each|every|any|no)\s+$", re.I)
 INFINITIVE_BEFORE = re.compile(r"\b(to|will|must|should|can|please)\s+$", re.I)
 SENSE_GUARDS = {  # word -> what may not follow it (the word then means something the lexicon does not)
-    "number": re.compile(r"\s+(?:of|line)\b"), "numbers": re.compile(r"\s+of\b"),
+    # "the number of ways", "the number, modulo 998244353, of ways": a count
+    "number": re.compile(r"\s+(?:of|line)\b|,[^.;]*?\bof\b"), "numbers": re.compile(r"\s+of\b|,[^.;]*?\bof\b"),
     "value": re.compile(r"\s+of\s+(?:the\s+)?(?:key|keys)\b"),
 }
 # a kind of number is its own term ("natural numbers", "the n'th star number"): "natural values" says another thing
@@ -86,19 +88,29 @@ SENSE_GUARDS_BEFORE = {  # word -> what may not precede it ("blank spaces" would
     # "the bitwise AND operation" is the operator itself
     "operation": re.compile(r"\b(?:and|or|xor|not|bitwise|shift|modulo)\s+$", re.I),
     "operations": re.compile(r"\b(?:and|or|xor|not|bitwise|shift|modulo)\s+$", re.I),
+    # "a binary string" is a term of its own ("binary texts" reads wrong)
+    "string": re.compile(r"\b(?:binary|bit|ternary|decimal)\s+$", re.I),
+    "strings": re.compile(r"\b(?:binary|bit|ternary|decimal)\s+$", re.I),
+    # "uppercase characters" is a class of its own ("upper symbols" reads wrong)
+    "character": re.compile(r"\b(?:upper|lower|uppercase|lowercase|special|alphabetic|alphanumeric)\s+$", re.I),
+    "characters": re.compile(r"\b(?:upper|lower|uppercase|lowercase|special|alphabetic|alphanumeric)\s+$", re.I),
     "keys": re.compile(r"\b(?:white|black|piano)\s+$", re.I), "key": re.compile(r"\b(?:white|black|piano)\s+$", re.I),
 }
 Group = tuple  # (kind, key, occurrences [(start, end, text)], alternatives)
 
 
-def _lexical_groups(desc: str, prot) -> list[Group]:
-    """(kind, word, occurrences, alternatives) for each lexicon word found in the prose."""
+def _lexical_groups(desc: str, prot, names: frozenset[str] = frozenset()) -> list[Group]:
+    """(kind, word, occurrences, alternatives) for each lexicon word found in the prose; a word that
+    is also one of the task's identifiers (``names``: "a string word", "the matrix grid" with
+    ``grid[i][j]`` below) names that variable, so it keeps its spelling."""
     found: dict[tuple[str, str], list[tuple[int, int, str]]] = {}
     for m in re.finditer(r"(?<![\w'-])[A-Za-z]+(?![\w'-])", desc):
         w = m.group(0)
         lw = w.lower()
         if w != lw and not (w[:1].isupper() and w[1:].islower()):
             continue  # acronyms and MixedCase are names
+        if lw in names:
+            continue
         before = desc[max(0, m.start() - 12):m.start()]
         if overlaps(m.span(), prot) or (lw in SENSE_GUARDS and SENSE_GUARDS[lw].match(desc, m.end())) or \
                 (lw in SENSE_GUARDS_BEFORE and SENSE_GUARDS_BEFORE[lw].search(before)):
@@ -177,11 +189,13 @@ def vaguer_identifier(name: str, rng, whole: bool = False) -> str | None:
     if any(w in ALGORITHM_WORDS for w in words):
         return rng.choice(WHOLE_NAMES) if whole else None  # shell_sort, merge_sort: a name, not two words
     counted = {w for w, nxt in zip(words, words[1:]) if w in ("number", "num") and nxt == "of"}
-    # (numberOfArrays, number_of_x are counts: "valueOfArrays" would name another thing)
-    idx = [i for i, p in enumerate(parts) if p.lower() in IDENT_PARTS and p.lower() not in counted]
+    # (numberOfArrays, number_of_x are counts: "valueOfArrays" would name another thing; in
+    # minSubArraySum "Sub" + "Array" is one word: "SubSeq" names a subsequence)
+    idx = [i for i, p in enumerate(parts) if p.lower() in IDENT_PARTS and p.lower() not in counted
+           and not (i and parts[i - 1].lower() == "sub")]
     if not idx:
-        if not whole:
-            return None
+        if not whole or set(words) <= IDENT_FRAME or name in WHOLE_NAMES:
+            return None  # solve -> handle: the name said nothing to begin with
         return rng.choice(PREDICATE_NAMES if re.match(r"(is|has|check|can|are)(?![a-z])|is(?:cube|prime|palindrome|sorted|valid|even|odd|equal|"
                                                    r"nested|happy|bored)", name, re.I)
                           else WHOLE_NAMES)
@@ -199,6 +213,33 @@ def vaguer_identifier(name: str, rng, whole: bool = False) -> str | None:
 
 
 
+
+
+# an identifier used as code in the prose: "grid[i][j]", "queries[i] = ...", "word = 'abc'", "s.length"
+CODE_USE = re.compile(r"(?<![\w.])([A-Za-z_]\w*)(?:\s*\[|\.(?=[A-Za-z_])|\s*=(?!=))")
+
+
+def task_identifiers(task: Task) -> frozenset[str]:
+    """Lower-cased names the task's code gives its variables: the entry point's parameters (from the
+    prompt or the starter code) and every name the description uses as code."""
+    names = {m.group(1).lower() for m in CODE_USE.finditer(task.description)}
+    if task.entry_point:
+        fn = tr.entry_def(task.prompt, task.entry_point) or \
+            (tr.entry_def(task.starter_code, task.entry_point) if task.starter_code else None)
+        if fn is not None:
+            names |= {a.arg.lower() for a in fn.args.args + fn.args.kwonlyargs}
+    return frozenset(names)
+
+
+def strong(group) -> bool:
+    """A group that makes a task-relevant term vaguer on its own (not a same-precision swap such as
+    elements -> items or checkArray -> checkSeq, nor an annotation)."""
+    tag, g = group
+    if tag == "text":
+        return g[0] == "phrase" or g[1] not in WEAK_TERMS
+    if tag == "ren":
+        return not weak_rename(ident_words(g[1]), ident_words(g[2]))
+    return False
 
 
 def _rename_groups(task: Task, rng) -> list[tuple[str, str, str]]:
@@ -311,13 +352,16 @@ def _mutate(task: Task, seed: int) -> Mutant:
     rng = rng_for(task, DEFECT, seed)
     desc = task.description
     prot = protected(desc)
-    textual = _phrase_groups(desc, prot) + _lexical_groups(desc, prot)
+    textual = _phrase_groups(desc, prot) + _lexical_groups(desc, prot, task_identifiers(task))
     renames = _rename_groups(task, rng)
     annotations = _annotation_groups(task, rng)
     groups = [("text", g) for g in textual] + [("ren", g) for g in renames] + [("ann", g) for g in annotations]
     if not textual and not renames:
         raise Skip("no task-relevant term, phrase or renamable identifier to make vaguer "
                    "(the request frame and the constraint words are never edited)")
+    if not any(strong(g) for g in groups):
+        raise Skip("only same-precision swaps available (elements -> items, checkArray -> checkSeq): "
+                   "nothing task-relevant would get vaguer")
     last = "no draw changed the text"
     for _ in range(ATTEMPTS):
         try:
@@ -335,9 +379,8 @@ def _draw(task: Task, seed: int, rng, groups) -> Mutant:
     desc = task.description
     k = rng.randint(1, MAX_GROUPS)
     chosen = rng.sample(groups, min(k, len(groups)))
-    relevant = [g for g in groups if g[0] != "ann"]
-    if not any(t != "ann" for t, _ in chosen):  # an annotation alone blurs no term
-        chosen[0] = rng.choice(relevant)
+    if not any(strong(g) for g in chosen):  # an annotation or a same-precision swap alone blurs nothing
+        chosen[0] = rng.choice([g for g in groups if strong(g)])
     renames = [g for tag, g in chosen if tag == "ren"]
     mapping = {old: new for _cat, old, new in renames}
     cats = {old: cat for cat, old, _new in renames}

@@ -28,7 +28,8 @@ from __future__ import annotations
 DOMAIN_TERMS: dict[str, tuple[str, ...]] = {
     # containers
     "list": ("collection", "group", "sequence"), "lists": ("collections", "groups", "sequences"),
-    "array": ("sequence", "collection", "group"), "arrays": ("sequences", "collections", "groups"),
+    # not "group" for an array: "integer group", "circularly sorted group" read wrong
+    "array": ("sequence", "collection", "series"), "arrays": ("sequences", "collections", "series"),
     "tuple": ("group",), "tuples": ("groups",),
     "dictionaries": ("mappings",),
     "matrix": ("grid", "table"), "matrices": ("grids", "tables"),
@@ -40,31 +41,34 @@ DOMAIN_TERMS: dict[str, tuple[str, ...]] = {
     "sum": ("total",), "sums": ("totals",),  # not "amount": it reads as a count
     "remainder": ("leftover", "rest"), "remainders": ("leftovers",),
     # text
-    "string": ("text", "piece of text", "line"), "strings": ("texts", "pieces of text", "text items"),
+    # not "line": a line is another thing ("return it as a line", "an empty line")
+    "string": ("text", "piece of text", "input"), "strings": ("texts", "pieces of text", "inputs"),
     "substring": ("piece of text", "part of the text", "fragment"),
     "substrings": ("pieces of text", "fragments", "parts of the text"),
     "character": ("symbol",), "characters": ("symbols",),
     "word": ("term", "token"), "words": ("terms", "tokens"),
-    "sentence": ("text", "line", "passage"), "sentences": ("texts", "lines", "passages"),
+    "sentence": ("text", "passage"), "sentences": ("texts", "passages"),
     "whitespace": ("blank", "gap", "blank space"), "spaces": ("blanks", "gaps"),
     "delimiter": ("separator", "marker", "divider"), "delimiters": ("separators", "markers", "dividers"),
     "delimeter": ("filler", "spacer", "marker"),
-    "prefix": ("beginning", "start"), "prefixes": ("beginnings", "starts"),
-    "suffix": ("ending", "tail", "end part"), "suffixes": ("endings", "tails", "end parts"),
+    "prefix": ("leading part", "front part"), "prefixes": ("leading parts", "front parts"),
+    "suffix": ("trailing part", "end part"), "suffixes": ("trailing parts", "end parts"),
     # positions and sizes
     "index": ("position", "place"), "indices": ("positions", "places"),
     "indexes": ("positions", "places"),
-    "position": ("place",), "positions": ("places",),
+    # not "position": "the first place of an element" reads as a ranking
     "length": ("size",), "lengths": ("sizes",),
     "occurrence": ("instance", "appearance"), "occurrences": ("instances", "appearances"),
     "key": ("label", "tag", "name"), "keys": ("labels", "tags", "names"),
     # graphs, grids, misc
-    "node": ("point",), "nodes": ("points",),
+    "node": ("point",), "nodes": ("points",), "vertex": ("point",), "vertices": ("points",),
+    # LiveCodeBench's own nouns ("a sequence A=(A_1,...,A_N)", "adjacent cells")
+    "sequence": ("collection", "series", "bunch of values"), "sequences": ("collections", "series"), "adjacent": ("nearby",),
     "edge": ("link", "connection"), "edges": ("links", "connections"),
     "consecutive": ("neighbouring", "successive"),
     "grid": ("board", "field"),
     "operation": ("step", "action"), "operations": ("steps", "actions"),
-    "query": ("request", "question"), "queries": ("requests", "questions"),
+    # not "query": a query is an operation of the input ("after each question" is another sense)
     "interval": ("span", "stretch", "window"), "intervals": ("spans", "stretches", "windows"),
     "boolean": ("flag", "yes/no answer", "truth value"), "booleans": ("flags", "truth values"),
     "parameter": ("input", "setting"), "parameters": ("inputs", "settings"),
@@ -85,12 +89,11 @@ ACTION_VERBS: dict[str, tuple[str, ...]] = {  # not the request frame (compute, 
     "converting": ("turning", "changing", "transforming"),
     "concatenate": ("join", "combine", "put together"), "concatenates": ("joins", "combines", "puts together"),
     "concatenating": ("joining", "combining", "putting together"),
-    "extract": ("pull out", "take", "get at"), "extracts": ("pulls out", "takes"),
+    "extract": ("pull out", "take"), "extracts": ("pulls out", "takes"),
     "extracting": ("pulling out", "taking"),
     "filter": ("pick", "sift", "screen"), "filters": ("picks", "sifts", "screens"),
     "filtering": ("picking", "sifting", "screening"),
-    "replace": ("swap", "switch", "exchange"), "replaces": ("swaps", "switches", "exchanges"),
-    "replacing": ("swapping", "switching", "exchanging"),
+    # not "replace": swap/switch/exchange mean trading two things, "change X with Y" is not English
     "split": ("break", "divide", "cut"), "splits": ("breaks", "divides", "cuts"),
     "splitting": ("breaking", "dividing", "cutting"),
     "merge": ("combine", "join", "blend"), "merges": ("combines", "joins", "blends"),
@@ -113,7 +116,7 @@ ACTION_VERBS: dict[str, tuple[str, ...]] = {  # not the request frame (compute, 
     "contains": ("has", "holds", "includes"), "contain": ("have", "hold", "include"),
     "appears": ("shows up", "turns up", "is found"), "appear": ("show up", "turn up", "are found"),
     "occurs": ("shows up", "turns up", "happens"), "occur": ("show up", "turn up", "happen"),
-    "represents": ("stands for", "describes", "encodes"), "represent": ("stand for", "describe"),
+    "represents": ("stands for", "describes"),  # not "encodes": another sense "represent": ("stand for", "describe"),
     "representing": ("standing for", "describing"),
 }
 
@@ -130,12 +133,12 @@ PHRASES: dict[str, tuple[str, ...]] = {
     r"the product of": ("what you get multiplying", "the result of multiplying"),
     r"a given string": ("some text", "a piece of text", "the text"),
     r"the given string": ("the text", "the text provided", "the input text"),
-    r"a given list": ("some collection", "a bunch of items", "the collection"),
-    r"the given list": ("the collection", "the items provided", "the bunch of items"),
-    r"a list of numbers": ("some values", "a bunch of values", "a collection of values"),
-    r"a list of strings": ("some texts", "a bunch of texts", "a collection of texts"),
-    r"list of numbers": ("bunch of values", "collection of values", "set of values"),
-    r"list of strings": ("bunch of texts", "collection of texts", "set of texts"),
+    r"a given list": ("some items", "a bunch of items", "the collection"),
+    r"the given list": ("the items", "the items provided", "the bunch of items"),
+    r"a list of numbers": ("some values", "a bunch of values", "a series of values"),
+    r"a list of strings": ("some texts", "a bunch of texts", "a series of texts"),
+    r"list of numbers": ("bunch of values", "series of values", "set of values"),
+    r"list of strings": ("bunch of texts", "series of texts", "set of texts"),
     r"in the list": ("in the collection", "among the items", "in there"),
     r"in the string": ("in the text", "within the text"),
     r"the number of times": ("how often",),
@@ -162,7 +165,7 @@ IDENT_PARTS: dict[str, tuple[str, ...]] = {
     "remove": ("drop", "strip", "clear"),
     "delete": ("drop", "strip", "clear"), "reverse": ("flip", "turn", "invert"), "reversed": ("flipped",),
     "insert": ("put", "place", "add"), "convert": ("turn", "change", "map"), "concatenate": ("join", "combine"),
-    "extract": ("pull", "take", "get"), "filter": ("pick", "sift", "keep"), "replace": ("swap", "switch"),
+    "extract": ("pull", "take", "get"), "filter": ("pick", "sift", "keep"), "replace": ("change", "alter"),
     "split": ("part", "cut", "break"), "merge": ("combine", "join", "blend"),
     "generate": ("make", "build", "produce"),
     "create": ("make", "build", "produce"), "rotate": ("turn", "spin", "cycle"), "shift": ("move", "slide"),
@@ -171,14 +174,14 @@ IDENT_PARTS: dict[str, tuple[str, ...]] = {
     "validate": ("review", "vet", "test"), "tuple": ("group", "bundle"), "tuples": ("groups", "bundles"),
     "tup": ("group",), "dict": ("mapping", "lookup"), "dictionary": ("mapping",),
     "matrix": ("grid", "table"), "element": ("item", "entry"), "elements": ("items", "entries"),
-    "elem": ("item", "entry"), "index": ("pos", "place", "spot"), "idx": ("pos", "place", "spot"),
+    "elem": ("item", "entry"), "index": ("place", "spot"), "idx": ("place", "spot"),
     "length": ("extent", "span", "size"), "len": ("extent", "span", "size"), "key": ("label", "tag"), "keys": ("labels", "tags"),
     "value": ("quantity", "amount", "thing"), "values": ("quantities", "things"), "val": ("quantity", "thing"),
     "grid": ("board", "field"), "text": ("content", "data", "body"), "txt": ("content", "data", "body"),
     "result": ("outcome", "answer", "out"), "res": ("outcome", "answer", "out"), "total": ("amount", "tally"),
     "distance": ("gap", "span", "spread"), "matching": ("fitting",), "match": ("fit",),
     "occurrence": ("instance",),
-    "occurrences": ("instances",), "position": ("place", "spot"), "pos": ("place", "spot"),
+    "occurrences": ("instances",), "position": ("place", "spot"),  # not "pos": it also abbreviates positive
     "operations": ("steps", "actions", "moves"), "operation": ("step", "action", "move"),
     "fruits": ("goods", "items"), "planet": ("body", "place"), "planets": ("bodies", "places"),
     "grade": ("mark", "score"), "grades": ("marks", "scores"), "music": ("sound", "audio"),
@@ -187,8 +190,25 @@ IDENT_PARTS: dict[str, tuple[str, ...]] = {
     "area": ("size", "extent"), "perimeter": ("edge", "outline"), "volume": ("size", "amount"),
 }
 
+# Words whose replacement keeps the same precision (elements -> items, contains -> includes,
+# checkArray -> checkSeq): a mutant may carry them, but one made of nothing else blurs nothing, so
+# the mutator needs at least one other group and the judge rejects a mutant with only these.
+WEAK_TERMS = frozenset("element elements contain contains represent represents representing appear appears "
+                       "remove removes removing delete deletes deleting "
+                       "occur occurs consecutive".split())
+WEAK_IDENT_PARTS = frozenset("list lst lists array arr nums numbers number num elements element elem str string "
+                             "strings tuple tuples tup dict dictionary res result val value values txt text idx "
+                             "index len length remove delete".split())
+
 # Parts of the request frame in a name (find_max, check_valid): renaming only these blurs nothing
 IDENT_FRAME = frozenset("find get check compute calculate calc do solve func function fn is has".split())
+
+
+def weak_rename(old_words: list[str], new_words: list[str]) -> bool:
+    """A rename that loses only request-frame or same-precision parts (checkArray -> checkSeq,
+    remove_duplicates -> clear_duplicates, solve -> handle): the name says as much as before."""
+    gone = set(old_words) - set(new_words)
+    return gone <= IDENT_FRAME | WEAK_IDENT_PARTS
 
 # Whole entry-point names for an entry point with no lexicon part (the study's intersperse ->
 # place_between is in IDENT_PARTS); drawn by seed, each says what kind of thing the function does

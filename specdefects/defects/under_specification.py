@@ -796,6 +796,14 @@ def spoiled(task: Task, s: int, e: int, rep: str = "", category: str = "") -> st
     notes = re.sub(r"^\s*>>>.*\n.*$", "", outside, flags=re.M)  # doctests show values, not rules
     if len(content_words(deleted)) >= 3 and _said_again(deleted, notes):
         return "the prompt states it again after the description (a Note)"
+    section = _output_section(desc)
+    if section and not (section[0] <= s < section[1]) and len(content_words(deleted)) >= 3 and \
+            _said_again(deleted, desc[section[0]:section[1]] + " find determine return compute calculate"):
+        # ("find the minimum number of edges" is the Output section's "print the minimum number of edges")
+        return "the statement's Output section states it again"
+    if _fragments(new) > _fragments(desc):
+        # "Knowing that (a) is less then 100." -> "Knowing.", "a string of length[ n], consisting of"
+        return "the text left has a fragment (a dangling word or a one-word sentence)"
     sentence = re.split(r"[.!?](?:\s|$)", new[:s + len(rep)])[-1] + re.split(r"(?<=[.!?])(?:\s|$)",
                                                                              new[s + len(rep):], maxsplit=1)[0]
     if re.match(r"\s*(?:if|when|whenever|unless|in case)\b", sentence, I) and not re.search(r"[,;]|\bthen\b",
@@ -805,6 +813,28 @@ def spoiled(task: Task, s: int, e: int, rep: str = "", category: str = "") -> st
             r"\s*(?:return|output|print)\s+[^\s,;]+\s*[.!?]?\s*$", sentence, I):
         return "a value is left with no condition"
     return None
+
+
+# a word that cannot end a clause, left before a closing mark by a deletion ("of length,", "always)")
+DANGLING = re.compile(r"(?<![(\w])(?:of\s+(?:length|size)|always|never|than|must|should|of|to|with|by|from|the|a|an)\s*[).,;:]",
+                      I)
+
+
+def _fragments(text: str) -> int:
+    """Dangling words and one-word sentences in ``text`` (compared before and after a deletion, so the
+    samples' own one-word lines cancel out)."""
+    one_word = sum(1 for a, b in _sentences(text) if len(re.findall(r"[A-Za-z]{2,}", text[a:b])) == 1
+                   and re.search(r"[A-Za-z]{2,}[.!?]\s*$", text[a:b]))
+    return len(DANGLING.findall(text)) + one_word
+
+
+def _output_section(desc: str) -> tuple[int, int] | None:
+    """Where a contest statement's Output section lies (from its header to the next section)."""
+    m = OUTPUT_HEADER.search(desc)
+    if not m:
+        return None
+    nxt = FORMAL_SECTION.search(desc, m.end())
+    return m.end(), nxt.start() if nxt else len(desc)
 
 
 def _prose_sentence_count(desc: str) -> int:
