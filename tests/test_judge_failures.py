@@ -283,3 +283,27 @@ def test_us_engine_leaves_no_fragment_and_no_rule_the_output_section_restates(he
             assert isinstance(m, NotApplicable) or not re.search(r"of length\s*,", m.task.description), task_id
         m = mutate(lcb["lcbpub-0728"], "US", seed=seed)  # the Output section says it again
         assert isinstance(m, NotApplicable) or "find the minimum number of edges" in m.task.description
+
+
+def test_round8_failures_are_refused(he, mbpp, lcb):
+    """Round 8 (seed 33): a blanket validity sentence, two sort keys, a modulus whose reason stays, a
+    singular/plural pair blurred apart, and 'characters' -> 'symbols' where the characters include '@'."""
+    from specdefects.defects import NotApplicable, mutate
+    m = mutate(he["HumanEval/97"], "US", seed=0)
+    assert isinstance(m, NotApplicable) or "always valid" in m.task.description
+    for seed in range(4):
+        m = mutate(mbpp["705"], "US", seed=seed)  # "sort a list of lists by length and value"
+        assert isinstance(m, NotApplicable) or "length and value" in m.task.description
+        for task_id in ("lcbpub-0868", "lcbpub-0114"):  # "Since the answer may be very large, return it modulo ..."
+            m = mutate(lcb[task_id], "US", seed=seed)
+            assert isinstance(m, NotApplicable) or "modulo" in m.task.description, task_id
+        m = mutate(lcb["lcbpub-0492"], "LV", seed=seed)  # its characters include '@', '#', '$'
+        assert isinstance(m, NotApplicable) or "symbol" not in m.task.description
+    import random
+
+    from specdefects.defects.lexical_vagueness import _aligned_alternatives
+    sing = ("text", ("synonym", "subarray", [(0, 8, "subarray")], ("portion", "part")))
+    plur = ("text", ("synonym", "subarrays", [(20, 29, "subarrays")], ("portions", "parts")))
+    for seed in range(6):
+        picks = _aligned_alternatives([sing, plur], random.Random(seed))
+        assert picks[("synonym", "subarrays")] == picks[("synonym", "subarray")] + "s"

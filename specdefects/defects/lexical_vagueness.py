@@ -66,6 +66,9 @@ INFINITIVE_BEFORE = re.compile(r"\b(to|will|must|should|can|please)\s+$", re.I)
 SENSE_GUARDS = {  # word -> what may not follow it (the word then means something the lexicon does not)
     # "the number of ways", "the number, modulo 998244353, of ways": a count
     "number": re.compile(r"\s+(?:of|line)\b|,[^.;]*?\bof\b"), "numbers": re.compile(r"\s+of\b|,[^.;]*?\bof\b"),
+    # "Road i has a length of C_i" -> "a size of" reads wrong ("the length of" is a phrase of its own)
+    "length": re.compile(r"\s+of\b"),
+    "swap": re.compile(r"\s+(?:the\s+)?case\b", re.I), "swaps": re.compile(r"\s+(?:the\s+)?case\b", re.I),
     "value": re.compile(r"\s+of\s+(?:the\s+)?(?:key|keys)\b"),
 }
 # a kind of number is its own term ("natural numbers", "the n'th star number"): "natural values" says another thing
@@ -83,8 +86,11 @@ SENSE_GUARDS_BEFORE = {  # word -> what may not precede it ("blank spaces" would
     "number": NUMBER_KIND, "numbers": NUMBER_KIND,
     "words": re.compile(r"\bother\s+$", re.I),  # "In other words" is an idiom
     "sum": SUM_KIND, "sums": SUM_KIND,
-    # "a string of length n" is the idiom ("of size n" everywhere would mark LV; "of extent n" reads wrong)
-    "length": re.compile(r"\bof\s+$", re.I),
+    # "a string of length n" is the idiom ("of size n" everywhere would mark LV; "of extent n" reads wrong);
+    # "side length" is a term ("side size" is no English)
+    "length": re.compile(r"\b(?:of|side)\s+$", re.I),
+    # "the Fib4 number sequence", "the Fibonacci sequence": a named sequence is a term of its own
+    "sequence": re.compile(r"\b(?:number|integer|fibonacci|arithmetic|geometric|[a-z]+\d+)\s+$", re.I),
     # "the bitwise AND operation" is the operator itself
     "operation": re.compile(r"\b(?:and|or|xor|not|bitwise|shift|modulo)\s+$", re.I),
     "operations": re.compile(r"\b(?:and|or|xor|not|bitwise|shift|modulo)\s+$", re.I),
@@ -96,6 +102,7 @@ SENSE_GUARDS_BEFORE = {  # word -> what may not precede it ("blank spaces" would
     "characters": re.compile(r"\b(?:upper|lower|uppercase|lowercase|special|alphabetic|alphanumeric)\s+$", re.I),
     "keys": re.compile(r"\b(?:white|black|piano)\s+$", re.I), "key": re.compile(r"\b(?:white|black|piano)\s+$", re.I),
 }
+SYMBOL_CHARS = re.compile(r"'[^\w\s']'")  # a quoted punctuation character: '@', '#', '$'
 Group = tuple  # (kind, key, occurrences [(start, end, text)], alternatives)
 
 
@@ -109,8 +116,8 @@ def _lexical_groups(desc: str, prot, names: frozenset[str] = frozenset()) -> lis
         lw = w.lower()
         if w != lw and not (w[:1].isupper() and w[1:].islower()):
             continue  # acronyms and MixedCase are names
-        if lw in names:
-            continue
+        if lw in names or (lw in ("character", "characters") and SYMBOL_CHARS.search(desc)):
+            continue  # (a statement whose characters include '@' or '#': "symbols" would mean those)
         before = desc[max(0, m.start() - 12):m.start()]
         if overlaps(m.span(), prot) or (lw in SENSE_GUARDS and SENSE_GUARDS[lw].match(desc, m.end())) or \
                 (lw in SENSE_GUARDS_BEFORE and SENSE_GUARDS_BEFORE[lw].search(before)):
@@ -381,6 +388,8 @@ def _draw(task: Task, seed: int, rng, groups) -> Mutant:
     chosen = rng.sample(groups, min(k, len(groups)))
     if not any(strong(g) for g in chosen):  # an annotation or a same-precision swap alone blurs nothing
         chosen[0] = rng.choice([g for g in groups if strong(g)])
+    chosen += [g for g in _siblings(chosen, groups) if g not in chosen]
+    picks = _aligned_alternatives(chosen, rng)
     renames = [g for tag, g in chosen if tag == "ren"]
     mapping = {old: new for _cat, old, new in renames}
     cats = {old: cat for cat, old, _new in renames}
@@ -395,8 +404,8 @@ def _draw(task: Task, seed: int, rng, groups) -> Mutant:
     for tag, g in sorted(chosen, key=lambda c: (c[0] != "text", c[1][0] != "phrase")):
         if tag != "text":
             continue
-        kind, _key, occ, alts = g
-        alt = rng.choice(alts)
+        kind, key, occ, alts = g
+        alt = picks[(kind, key)]
         for s, e, w in occ:
             if overlaps((s, e), taken):
                 continue
@@ -442,6 +451,35 @@ def _draw(task: Task, seed: int, rng, groups) -> Mutant:
             md["original_entry_point"] = task.entry_point
         mutant.task.metadata = md
     return mutant
+
+
+def _sibling_key(word: str) -> str:
+    return word[:-1] if word.endswith("s") else word + "s"
+
+
+def _siblings(chosen, groups):
+    """The other number of each chosen word ("subarrays" with "subarray"): a term blurred in the plural
+    but kept in the singular reads as two things (a defined "subarray", then "portions")."""
+    keys = {(g[1][0], _sibling_key(g[1][1])) for g in chosen if g[0] == "text" and g[1][0] != "phrase"}
+    return [g for g in groups if g[0] == "text" and (g[1][0], g[1][1]) in keys]
+
+
+def _aligned_alternatives(chosen, rng) -> dict:
+    """One alternative per chosen text group, the same choice for a word's singular and plural
+    ("portion"/"portions", not "portion"/"parts")."""
+    picks: dict = {}
+    for tag, g in chosen:
+        if tag != "text":
+            continue
+        kind, key, _occ, alts = g
+        if (kind, key) in picks:
+            continue
+        i = rng.randrange(len(alts))
+        picks[(kind, key)] = alts[i]
+        sib = next((h for t, h in chosen if t == "text" and h[0] == kind and h[1] == _sibling_key(key)), None)
+        if sib is not None:
+            picks[(kind, sib[1])] = sib[3][min(i, len(sib[3]) - 1)]
+    return picks
 
 
 def _drop_overlapping(edits):

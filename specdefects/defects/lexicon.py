@@ -38,7 +38,8 @@ DOMAIN_TERMS: dict[str, tuple[str, ...]] = {
     "element": ("item", "entry"), "elements": ("items", "entries"),
     # numbers and quantities ("number of" is a count: see lexical_vagueness.SENSE_GUARDS)
     "number": ("value",), "numbers": ("values",),
-    "sum": ("total",), "sums": ("totals",),  # not "amount": it reads as a count
+    # not "total" (the same precision) nor "amount" (it reads as a count): combined how is left open
+    "sum": ("combined value", "overall result", "aggregate"), "sums": ("combined values", "overall results", "aggregates"),
     "remainder": ("leftover", "rest"), "remainders": ("leftovers",),
     # text
     # not "line": a line is another thing ("return it as a line", "an empty line")
@@ -63,11 +64,12 @@ DOMAIN_TERMS: dict[str, tuple[str, ...]] = {
     # graphs, grids, misc
     "node": ("point",), "nodes": ("points",), "vertex": ("point",), "vertices": ("points",),
     # LiveCodeBench's own nouns ("a sequence A=(A_1,...,A_N)", "adjacent cells")
-    "sequence": ("collection", "series", "bunch of values"), "sequences": ("collections", "series"), "adjacent": ("nearby",),
+    # not "adjacent": "nearby" reads wrong ("slimes nearby to him")
+    "sequence": ("collection", "series", "bunch of values"), "sequences": ("collections", "series"),
     "edge": ("link", "connection"), "edges": ("links", "connections"),
     "consecutive": ("neighbouring", "successive"),
     "grid": ("board", "field"),
-    "operation": ("step", "action"), "operations": ("steps", "actions"),
+    # not "operation": "action" keeps its precision, "step" clashes with a statement's own steps
     # not "query": a query is an operation of the input ("after each question" is another sense)
     "interval": ("span", "stretch", "window"), "intervals": ("spans", "stretches", "windows"),
     "boolean": ("flag", "yes/no answer", "truth value"), "booleans": ("flags", "truth values"),
@@ -103,7 +105,7 @@ ACTION_VERBS: dict[str, tuple[str, ...]] = {  # not the request frame (compute, 
     "identify": ("spot", "pick out", "recognise"), "identifies": ("spots", "picks out"),
     "verify": ("see", "confirm"), "verifies": ("sees", "confirms"),
     "compare": ("look at", "weigh", "set against"), "compares": ("looks at", "weighs"),
-    "swap": ("switch", "exchange", "trade"), "swaps": ("switches", "exchanges", "trades"),
+    "swap": ("switch", "exchange"), "swaps": ("switches", "exchanges"),  # not "trade": "trades case" is no English
     "rotate": ("turn", "spin", "cycle"), "rotates": ("turns", "spins", "cycles"),
     "shift": ("move", "slide", "push"), "shifts": ("moves", "slides", "pushes"),
     "iterate": ("go", "run", "walk"), "iterates": ("goes", "runs", "walks"),
@@ -129,7 +131,7 @@ PHRASES: dict[str, tuple[str, ...]] = {
     r"each character": ("every symbol", "each mark"),
     r"each word": ("every term", "each chunk"),
     r"the length of": ("the size of",),
-    r"the sum of": ("the total of",),
+    r"the sum of": ("the combined value of", "the overall result of", "the aggregate of"),
     r"the product of": ("what you get multiplying", "the result of multiplying"),
     r"a given string": ("some text", "a piece of text", "the text"),
     r"the given string": ("the text", "the text provided", "the input text"),
@@ -169,7 +171,7 @@ IDENT_PARTS: dict[str, tuple[str, ...]] = {
     "split": ("part", "cut", "break"), "merge": ("combine", "join", "blend"),
     "generate": ("make", "build", "produce"),
     "create": ("make", "build", "produce"), "rotate": ("turn", "spin", "cycle"), "shift": ("move", "slide"),
-    "swap": ("switch", "trade"), "search": ("look", "seek", "scan"), "encode": ("transform", "scramble"),
+    "swap": ("switch", "exchange"), "search": ("look", "seek", "scan"), "encode": ("transform", "scramble"),
     "decode": ("untransform", "unscramble"), "parse": ("read", "take", "handle"),
     "validate": ("review", "vet", "test"), "tuple": ("group", "bundle"), "tuples": ("groups", "bundles"),
     "tup": ("group",), "dict": ("mapping", "lookup"), "dictionary": ("mapping",),
@@ -196,7 +198,7 @@ IDENT_PARTS: dict[str, tuple[str, ...]] = {
 WEAK_TERMS = frozenset("element elements contain contains represent represents representing appear appears "
                        "remove removes removing delete deletes deleting "
                        "occur occurs consecutive".split())
-WEAK_IDENT_PARTS = frozenset("list lst lists array arr nums numbers number num elements element elem str string "
+WEAK_IDENT_PARTS = frozenset("list lst lists array arr nums numbers number num elements element elem str string sum sums "
                              "strings tuple tuples tup dict dictionary res result val value values txt text idx "
                              "index len length remove delete".split())
 

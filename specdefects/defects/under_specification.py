@@ -796,6 +796,14 @@ def spoiled(task: Task, s: int, e: int, rep: str = "", category: str = "") -> st
     notes = re.sub(r"^\s*>>>.*\n.*$", "", outside, flags=re.M)  # doctests show values, not rules
     if len(content_words(deleted)) >= 3 and _said_again(deleted, notes):
         return "the prompt states it again after the description (a Note)"
+    if BLANKET_VALIDITY.search(deleted):
+        return "a blanket 'the input is valid' assumption, which constrains no answer"
+    if re.search(r"\bmodulo\b|\bmod\b", deleted, I) and re.search(r"\b(?:very\s+)?(?:large|big|huge)\b", sentence_of(new, s), I):
+        # "Since the answer may be very large, return it[ modulo 10^9 + 7]." keeps a reason that leads nowhere
+        return "the sentence keeps the reason for the modulus it no longer states"
+    if category == "ordering" and re.search(r"\w\s+and\s+\w", deleted) and re.search(r"\bby\b", deleted, I):
+        # "sort by length and value": two sort keys
+        return "two sort keys joined by 'and'"
     section = _output_section(desc)
     if section and not (section[0] <= s < section[1]) and len(content_words(deleted)) >= 3 and \
             _said_again(deleted, desc[section[0]:section[1]] + " find determine return compute calculate"):
@@ -813,6 +821,17 @@ def spoiled(task: Task, s: int, e: int, rep: str = "", category: str = "") -> st
             r"\s*(?:return|output|print)\s+[^\s,;]+\s*[.!?]?\s*$", sentence, I):
         return "a value is left with no condition"
     return None
+
+
+BLANKET_VALIDITY = re.compile(r"^\W*(?:you\s+(?:may|can)\s+)?assume\s+(?:that\s+)?(?:the\s+)?(?:given\s+)?"
+                              r"(?:input|inputs|arguments?|string|list|array)\s+(?:is|are)\s+(?:always\s+)?valid\W*$", I)
+
+
+def sentence_of(text: str, at: int) -> str:
+    """The sentence of ``text`` around offset ``at``."""
+    start = max(text.rfind(". ", 0, at), text.rfind("\n", 0, at)) + 1
+    end = min([i for i in (text.find(". ", at), text.find("\n", at)) if i >= 0] or [len(text)])
+    return text[start:end + 1]
 
 
 # a word that cannot end a clause, left before a closing mark by a deletion ("of length,", "always)")
