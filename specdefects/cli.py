@@ -13,9 +13,10 @@ import os
 import sys
 
 from . import __version__
+from .errors import SpecDefectsError, SpecDefectsInputError
 
 
-class UsageError(Exception):
+class UsageError(SpecDefectsInputError):
     """Bad input from the user: reported as one line, exit status 2."""
 
 
@@ -392,7 +393,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_validator_parser(sub)
     add_check_parser(sub)
 
-    from .followtests.cli import add_represent_parser  # record | analyze
+    from .representation.cli import add_represent_parser  # record | analyze
     add_represent_parser(sub)
     return parser
 
@@ -403,11 +404,9 @@ def one_line(e: BaseException) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .builders import BuildError
-    from .llm import LLMError
-    from .models import ModelError
-    from .records import RecordError
-
+    """Run one subcommand. Every :class:`~specdefects.errors.SpecDefectsError` (bad input, a failing
+    engine or server) and every ``OSError`` (a file or folder) becomes one line and exit status 2;
+    any other exception is a bug and keeps its traceback."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
@@ -415,7 +414,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return args.func(args)
-    except (UsageError, BuildError, RecordError, OSError, ValueError, LLMError, ModelError) as e:
+    except (SpecDefectsError, OSError) as e:
         print(f"specdefects {args.command}: error: {one_line(e)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -19,6 +19,8 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
+from .errors import SpecDefectsInputError
+
 CACHE_ENV = "SPECDEFECTS_CACHE"
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
@@ -136,7 +138,7 @@ def write_jsonl_atomic(path: str | os.PathLike, rows: Iterable[dict]) -> Path:
 
 # --------------------------------------------------------------------------- output locations
 
-class OutputError(ValueError):
+class OutputError(SpecDefectsInputError):
     """An output location that cannot be used, found before any work starts: one line."""
 
 

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Protocol
 from urllib.parse import quote
 
+from .errors import SpecDefectsRuntimeError
 from .files import atomic_path, write_text_atomic
 
 REPO_TYPES = ("dataset", "model")
@@ -36,7 +37,7 @@ REPO_TYPES = ("dataset", "model")
 REPO_ID = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9_])?/[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9_])?$")
 
 
-class HubError(RuntimeError):
+class HubError(SpecDefectsRuntimeError):
     """A push or repo id the Hub would refuse, said in one line."""
 
 

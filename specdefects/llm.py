@@ -40,6 +40,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from .errors import SpecDefectsInputError, SpecDefectsRuntimeError
 from .models import resolve_model, vllm_is_cpu_build
 from .models.runtime import announce, choose_runtime
 
@@ -47,7 +48,7 @@ Messages = list[dict[str, str]]
 BACKENDS = ("openai", "vllm")
 
 
-class LLMError(RuntimeError):
+class LLMError(SpecDefectsRuntimeError):
     """An LLM call failed (bad request, malformed response, retries exhausted)."""
 
 
@@ -69,13 +70,13 @@ class LLMClient:
                  api_key: str | None = None, timeout: float = 120.0, retries: int = 3, backoff: float = 1.0,
                  backoff_max: float = 30.0, max_workers: int = 8, vllm_kwargs: dict | None = None):
         if backend not in BACKENDS:
-            raise ValueError(f"unknown LLM backend {backend!r}; choose from {', '.join(BACKENDS)}")
+            raise SpecDefectsInputError(f"unknown LLM backend {backend!r}; choose from {', '.join(BACKENDS)}")
         if backend == "openai" and not base_url:
-            raise ValueError("the openai backend needs a base_url, e.g. http://127.0.0.1:8000/v1")
+            raise SpecDefectsInputError("the openai backend needs a base_url, e.g. http://127.0.0.1:8000/v1")
         if backend == "vllm" and not model:
-            raise ValueError("the vllm backend needs a model path or Hub id")
+            raise SpecDefectsInputError("the vllm backend needs a model path or Hub id")
         if retries < 0:
-            raise ValueError(f"retries must be >= 0, got {retries}")
+            raise SpecDefectsInputError(f"retries must be >= 0, got {retries}")
         self.backend = backend
         self.base_url = _normalise_url(base_url) if base_url else None
         self._model = model
@@ -95,7 +96,7 @@ class LLMClient:
     def from_spec(cls, spec: str, **kwargs: Any) -> LLMClient:
         """``"openai:http://127.0.0.1:8000/v1@model-name"`` or ``"vllm:/path/or/hub-id"``."""
         if not isinstance(spec, str) or ":" not in spec:
-            raise ValueError(f"bad LLM spec {spec!r}: use openai:URL[@MODEL] or vllm:MODEL")
+            raise SpecDefectsInputError(f"bad LLM spec {spec!r}: use openai:URL[@MODEL] or vllm:MODEL")
         kind, rest = spec.split(":", 1)
         kind = kind.strip().lower()
         if kind == "openai":
@@ -107,13 +108,13 @@ class LLMClient:
                 if tail and ("/" in after_scheme or re.fullmatch(r"[\w.-]+(:\d+)?", after_scheme)):
                     url, model = head, tail
             if not url.startswith(("http://", "https://")):
-                raise ValueError(f"bad LLM spec {spec!r}: the URL must start with http:// or https://")
+                raise SpecDefectsInputError(f"bad LLM spec {spec!r}: the URL must start with http:// or https://")
             return cls("openai", model=model, base_url=url, **kwargs)
         if kind == "vllm":
             if not rest.strip():
-                raise ValueError(f"bad LLM spec {spec!r}: vllm:MODEL needs a model path or Hub id")
+                raise SpecDefectsInputError(f"bad LLM spec {spec!r}: vllm:MODEL needs a model path or Hub id")
             return cls("vllm", model=rest.strip(), **kwargs)
-        raise ValueError(f"bad LLM spec {spec!r}: unknown backend {kind!r}; choose from {', '.join(BACKENDS)}")
+        raise SpecDefectsInputError(f"bad LLM spec {spec!r}: unknown backend {kind!r}; choose from {', '.join(BACKENDS)}")
 
     def __repr__(self) -> str:
         where = self.base_url if self.backend == "openai" else "in-process"
@@ -157,7 +158,7 @@ class LLMClient:
             return []
         seeds = list(seed) if isinstance(seed, (list, tuple)) else [seed] * len(batch)
         if len(seeds) != len(batch):
-            raise ValueError(f"{len(seeds)} seeds for {len(batch)} conversations")
+            raise SpecDefectsInputError(f"{len(seeds)} seeds for {len(batch)} conversations")
         kw = dict(temperature=temperature, max_tokens=max_tokens, stop=stop,
                   response_format=response_format, extra_body=extra_body)
         if self.backend == "vllm":
@@ -329,7 +330,7 @@ def _normalise_url(url: str) -> str:
     url = url.strip().rstrip("/")
     parts = urllib.parse.urlsplit(url)
     if not parts.scheme or not parts.netloc:
-        raise ValueError(f"bad server URL {url!r}: expected e.g. http://127.0.0.1:8000/v1")
+        raise SpecDefectsInputError(f"bad server URL {url!r}: expected e.g. http://127.0.0.1:8000/v1")
     if parts.path in ("", "/"):
         url += "/v1"
     return url
@@ -355,7 +356,7 @@ def _check_messages(m) -> Messages:
         return [{"role": "user", "content": m}]
     if not isinstance(m, (list, tuple)) or not all(isinstance(x, dict) and "role" in x and "content" in x
                                                    for x in m):
-        raise ValueError(f"messages must be a list of {{'role', 'content'}} dicts, got {str(m)[:100]!r}")
+        raise SpecDefectsInputError(f"messages must be a list of {{'role', 'content'}} dicts, got {str(m)[:100]!r}")
     return list(m)
 
 

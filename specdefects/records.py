@@ -21,6 +21,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
+from .errors import SpecDefectsInputError
+
 # EvalPlus test values include integers of more than 4,300 digits, which Python's default
 # int<->str cap refuses to parse or print; our literals are data, never evaluated code.
 if hasattr(sys, "set_int_max_str_digits"):
@@ -30,7 +32,7 @@ TEST_KINDS = ("function", "stdin")
 STATUSES = ("passed", "failed", "timeout", "error", "memory")
 
 
-class RecordError(ValueError):
+class RecordError(SpecDefectsInputError):
     """A row or dict that does not fit the data model; the message names the field."""
 
 

@@ -1,4 +1,4 @@
-"""`specdefects represent analyze` (report.representation): distances to the NL-only state and
+"""`specdefects represent analyze` (representation.analyze): distances to the NL-only state and
 task-grouped probes on synthetic states folders written by the real `save_states`, with planted
 structure the analysis must find, and lm-eval samples (committed and hand-written) as success labels."""
 
@@ -17,9 +17,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from specdefects.followtests.representation import load_states, save_states
 from specdefects.report import ReportWarning
-from specdefects.report.representation import RepresentationError, analyze_states, grouped_folds
+from specdefects.representation import RepresentationError
+from specdefects.representation.analyze import analyze_states, grouped_folds
+from specdefects.representation.record import load_states, save_states
 
 REPO = Path(__file__).resolve().parents[1]
 HE_RUN = REPO / "results" / "qwen2.5-coder-0.5b-instruct" / "matched-he-0.5b"

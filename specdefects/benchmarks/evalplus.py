@@ -32,6 +32,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from ..errors import SpecDefectsInputError
 from ..records import RecordError, Task, TestCase, decode_value, encode_value
 from . import humaneval as _he
 from . import mbpp as _mbpp
@@ -172,16 +173,16 @@ def _split_mbppplus_prompt(prompt: str) -> tuple[str, tuple[int, int], list[str]
     """(text, span, assert lines) of a release prompt ``\"\"\"\\n<text>\\n<assert>...\\n\"\"\"``."""
     m = re.match(r'\s*("""|\'\'\')\n?', prompt)
     if not m:
-        raise ValueError("prompt is not a docstring")
+        raise SpecDefectsInputError("prompt is not a docstring")
     close = prompt.rfind(m.group(1))
     if close < m.end():
-        raise ValueError("prompt docstring is not closed")
+        raise SpecDefectsInputError("prompt docstring is not closed")
     body = prompt[m.end():close]
     lines = body.split("\n")
     k = next((i for i, ln in enumerate(lines) if ln.strip().startswith("assert")), len(lines))
     text = "\n".join(lines[:k]).rstrip()
     if not text.strip():
-        raise ValueError("prompt holds no task text")
+        raise SpecDefectsInputError("prompt holds no task text")
     start = m.end()
     return text, (start, start + len(text)), [ln.strip() for ln in lines[k:] if ln.strip().startswith("assert")]
 

@@ -26,6 +26,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ..errors import SpecDefectsInputError
 from ..records import Task, TestCase
 from ._common import (
     Row,
@@ -132,23 +133,23 @@ def parse_prompt(prompt: str, entry_point: str) -> DocParts:
     try:
         tree = parse_python(prompt)
     except SyntaxError as e:
-        raise ValueError(f"prompt does not parse as Python ({e.msg}, line {e.lineno})") from None
+        raise SpecDefectsInputError(f"prompt does not parse as Python ({e.msg}, line {e.lineno})") from None
     fn = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                and n.name == entry_point), None)
     if fn is None:
-        raise ValueError(f"prompt defines no function {entry_point!r}")
+        raise SpecDefectsInputError(f"prompt defines no function {entry_point!r}")
     # The docstring, or the first bare string of the body (HumanEval/115 puts ``import math`` first).
     first = next((n for n in fn.body if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)
                   and isinstance(n.value.value, str)), None)
     if first is None:
-        raise ValueError(f"function {entry_point!r} has no docstring")
+        raise SpecDefectsInputError(f"function {entry_point!r} has no docstring")
     starts = line_start_offsets(prompt)
     lit_start = char_offset(prompt, first.lineno, first.col_offset, starts)
     lit_end = char_offset(prompt, first.end_lineno, first.end_col_offset, starts)
     literal = prompt[lit_start:lit_end]
     m = re.match(r"[rRuU]?(\"\"\"|'''|\"|')", literal)
     if not m or not literal.endswith(m.group(1)):
-        raise ValueError(f"cannot find the quotes of {entry_point!r}'s docstring")
+        raise SpecDefectsInputError(f"cannot find the quotes of {entry_point!r}'s docstring")
     q = m.group(1)
     c_start, c_end = lit_start + m.end(), lit_end - len(q)
     indent = prompt[starts[first.lineno - 1]:lit_start]

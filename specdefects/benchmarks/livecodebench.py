@@ -83,6 +83,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+from ..errors import SpecDefectsInputError
 from ..records import RecordError, Task, TestCase, encode_value
 from ._common import Row, RowSkipped, hub_file, is_local, parse_python, read_jsonl, read_local, require, row_error
 
@@ -124,10 +125,10 @@ def version_files(version: str) -> list[str]:
     elif (m := re.fullmatch(r"v(\d+)_v(\d+)", v)):
         lo, hi = int(m.group(1)), int(m.group(2))
     else:
-        raise ValueError(f"livecodebench: unknown version {version!r} "
+        raise SpecDefectsInputError(f"livecodebench: unknown version {version!r} "
                          f"(release_v1..release_v{LATEST}, release_latest, v1..v{LATEST}, vA_vB)")
     if not 1 <= lo <= hi <= LATEST:
-        raise ValueError(f"livecodebench: version {version!r} out of range 1..{LATEST}")
+        raise SpecDefectsInputError(f"livecodebench: version {version!r} out of range 1..{LATEST}")
     return [file_name(n) for n in range(lo, hi + 1)]
 
 
@@ -264,7 +265,7 @@ def is_public_source(path: Path) -> bool:
 
 def check_public_version(version: str) -> None:
     if version.strip().lower() not in PUBLIC_VERSIONS:
-        raise ValueError(f"livecodebench: the public repackaging ({PUBLIC_FILE}) holds release_v6 as a whole and "
+        raise SpecDefectsInputError(f"livecodebench: the public repackaging ({PUBLIC_FILE}) holds release_v6 as a whole and "
                          f"does not record which release added each problem; version {version!r} cannot be taken "
                          f"from it (use {' or '.join(PUBLIC_VERSIONS)}, or the Hub / test*.jsonl files)")
 

@@ -27,6 +27,7 @@ from typing import Any
 import yaml
 
 from ..benchmarks import DEFAULT_SOURCES, RowSkipped, load_tasks
+from ..errors import SpecDefectsInputError
 from ..files import atomic_path, check_output_dir, write_json_atomic, write_text_atomic
 from ..records import Task
 
@@ -37,7 +38,7 @@ FINGERPRINT_FILE = "fingerprint.json"  # a local build made for lm-eval (builder
 PARQUET_NAME = re.compile(r"[\w.-]+-\d{5}-of-\d{5}\.parquet")
 
 
-class BuildError(ValueError):
+class BuildError(SpecDefectsInputError):
     """Bad build input (unknown benchmark, unreadable source, malformed row): one line."""
 
 

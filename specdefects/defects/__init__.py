@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..errors import SpecDefectsInputError
 from ..records import DEFECTS, Mutant, Task
 from . import lexical_vagueness, syntax_formatting, under_specification
 from ._common import NotApplicable, apply_ops, is_prompt_op
@@ -34,13 +35,13 @@ def mutate(task: Task, defect: str, seed: int = 0, engine: str = "rules") -> Mut
     """Inject one defect into ``task``. Never raises on a malformed task: returns
     :class:`NotApplicable` with the reason instead."""
     if defect not in MUTATORS:
-        raise ValueError(f"unknown defect {defect!r}; choose from {', '.join(MUTATORS)} "
+        raise SpecDefectsInputError(f"unknown defect {defect!r}; choose from {', '.join(MUTATORS)} "
                          f"(records.DEFECTS: {', '.join(DEFECTS)})")
     if engine != "rules":
         if engine == "llm":  # the client: llm_engine.set_client(...) or SPECDEFECTS_LLM
             from . import llm_engine  # lazy: the LLM client is >half this package's import; check needs none
             return llm_engine.mutate(task, defect, seed)
-        raise ValueError(f"unknown engine {engine!r}; choose from {', '.join(ENGINES)}")
+        raise SpecDefectsInputError(f"unknown engine {engine!r}; choose from {', '.join(ENGINES)}")
     task_id = getattr(task, "task_id", "?")
     if not isinstance(task, Task):
         return NotApplicable(str(task_id), defect, f"not a Task ({type(task).__name__})")
@@ -59,7 +60,7 @@ def mutate_many(tasks: Iterable[Task], defects: Iterable[str] = ("LV", "US", "SF
     defects = tuple(defects)
     for d in defects:
         if d not in MUTATORS:
-            raise ValueError(f"unknown defect {d!r}; choose from {', '.join(MUTATORS)}")
+            raise SpecDefectsInputError(f"unknown defect {d!r}; choose from {', '.join(MUTATORS)}")
     mutants: list[Mutant] = []
     skipped: list[NotApplicable] = []
     pairs = [(t, d) for t in tasks for d in defects]

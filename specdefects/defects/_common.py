@@ -17,6 +17,7 @@ import re
 import warnings
 from dataclasses import dataclass, replace
 
+from ..errors import SpecDefectsInputError
 from ..records import Mutant, Op, Task
 
 MAX_DESCRIPTION_CHARS = 20_000  # longer texts are not mutated (a malformed or concatenated row)
@@ -175,7 +176,7 @@ def apply_edits(text: str, edits: list[tuple[int, int, str]]) -> str:
     out, last = [], 0
     for s, e, rep in sorted(edits, key=lambda x: (x[0], x[1])):
         if s < last:
-            raise ValueError(f"overlapping edits at {s}")
+            raise SpecDefectsInputError(f"overlapping edits at {s}")
         out.append(text[last:s])
         out.append(rep)
         last = e
@@ -201,7 +202,7 @@ def _with_prompt_edits(task: Task, edits: list[tuple[int, int, str]]) -> Task:
     s, e = task.description_span
     for es, ee, _ in edits:
         if es < e and s < ee:
-            raise ValueError("a prompt edit overlaps the description span")
+            raise SpecDefectsInputError("a prompt edit overlaps the description span")
     shift = sum(len(rep) - (ee - es) for es, ee, rep in edits if ee <= s)
     prompt = apply_edits(task.prompt, edits)
     return replace(task, prompt=prompt, description_span=(s + shift, e + shift),

@@ -9,13 +9,14 @@ import os
 import random
 import sys
 
+from ..errors import SpecDefectsInputError
 from ..files import check_output_file
 from ..llm import LLMClient
 from . import MUTATORS
 from .llm_store import MutantStore, stored_path
 
 
-class _Usage(ValueError):
+class _Usage(SpecDefectsInputError):
     pass
 
 

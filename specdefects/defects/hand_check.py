@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import SpecDefectsInputError
 from ..records import Mutant, Task
 
 STORED = Path(__file__).with_name("stored") / "hand_check.csv"
@@ -31,7 +32,7 @@ CRITERIA = ("compliance", "naturalness")
 LABEL_OF = {"compliance": "compliant", "naturalness": "natural"}
 
 
-class HandCheckError(ValueError):
+class HandCheckError(SpecDefectsInputError):
     """A labels file that cannot be read or scored; the message names the row."""
 
 

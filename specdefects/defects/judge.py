@@ -34,6 +34,7 @@ import difflib
 import re
 from collections import Counter
 
+from ..errors import SpecDefectsInputError
 from ..records import Mutant
 from ._common import ident_words
 from .lexical_vagueness import task_identifiers
@@ -451,7 +452,7 @@ def judge_rules(mutant: Mutant) -> dict[str, int]:
     """0/1 scores: ``compliance``, ``naturalness`` and the sub-criteria behind them."""
     fn = {"LV": lv_compliance, "SF": sf_compliance, "US": us_compliance}.get(mutant.defect)
     if fn is None:
-        raise ValueError(f"no rule judge for defect {mutant.defect!r}")
+        raise SpecDefectsInputError(f"no rule judge for defect {mutant.defect!r}")
     out = fn(mutant)
     out.update(naturalness(mutant))
     return out

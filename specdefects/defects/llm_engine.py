@@ -42,6 +42,7 @@ import os
 import re
 from dataclasses import dataclass, field, replace
 
+from ..errors import SpecDefectsInputError, SpecDefectsRuntimeError
 from ..llm import LLMClient, json_schema_format
 from ..records import US_CATEGORIES, Mutant, Op, Task
 from ._common import NotApplicable, Skip, build_mutant, input_problem
@@ -77,7 +78,7 @@ def get_client() -> LLMClient:
     if _client is None:
         spec = os.environ.get("SPECDEFECTS_LLM")
         if not spec:
-            raise RuntimeError("the LLM engine has no client: pass client=..., call "
+            raise SpecDefectsRuntimeError("the LLM engine has no client: pass client=..., call "
                                "specdefects.defects.llm_engine.set_client(LLMClient.from_spec(...)), or set "
                                "SPECDEFECTS_LLM=openai:http://127.0.0.1:8000/v1@MODEL")
         _client = LLMClient.from_spec(spec)
@@ -418,11 +419,11 @@ def mutate_batch(pairs, seed: int = 0, client: LLMClient | None = None, tries: i
     ``constrained``: ask the server for JSON of the defect's :data:`REPLY_SCHEMAS` (structured
     outputs; a server that ignores ``response_format`` still gets a parseable request)."""
     if tries < 1:
-        raise ValueError(f"tries must be >= 1, got {tries}")
+        raise SpecDefectsInputError(f"tries must be >= 1, got {tries}")
     pairs = list(pairs)
     for _, d in pairs:
         if d not in RULES:
-            raise ValueError(f"unknown defect {d!r}; choose from {', '.join(RULES)}")
+            raise SpecDefectsInputError(f"unknown defect {d!r}; choose from {', '.join(RULES)}")
     outcomes: list[Outcome | None] = [None] * len(pairs)
 
     def settle(i: int, outcome: Outcome) -> None:
@@ -483,7 +484,7 @@ def mutate(task: Task, defect: str, seed: int = 0, client: LLMClient | None = No
     """One ``defect`` (LV/US/SF) mutant of ``task`` written by the LLM, or ``NotApplicable``
     (:func:`mutate_batch` for one pair)."""
     if defect not in RULES:
-        raise ValueError(f"unknown defect {defect!r}; choose from {', '.join(RULES)}")
+        raise SpecDefectsInputError(f"unknown defect {defect!r}; choose from {', '.join(RULES)}")
     return mutate_batch([(task, defect)], seed=seed, client=client, tries=tries, max_tokens=max_tokens,
                         judge=judge)[0].result
 

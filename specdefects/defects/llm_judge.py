@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import re
 
+from ..errors import SpecDefectsInputError
 from ..llm import LLMClient, LLMError, json_schema_format
 from ..records import Mutant
 
@@ -38,7 +39,7 @@ def _constraint_kwargs(constrained) -> dict:
     if constrained is False:
         constrained = None
     if constrained not in CONSTRAINTS:
-        raise ValueError(f"constrained must be one of {CONSTRAINTS}, got {constrained!r}")
+        raise SpecDefectsInputError(f"constrained must be one of {CONSTRAINTS}, got {constrained!r}")
     if constrained == "json_schema":
         return {"response_format": SCORE_FORMAT}
     if constrained == "choice":
@@ -126,7 +127,7 @@ def judge_llm(mutant: Mutant, client: LLMClient, constrained: str | None = "json
     """``{"compliance": 0|1, "naturalness": 0|1}``; a score the model never gave in a
     parseable form is ``None`` (``strict``: raise :class:`LLMJudgeError`)."""
     if mutant.defect not in DEFECT_RULES:
-        raise ValueError(f"no LLM judge for defect {mutant.defect!r}")
+        raise SpecDefectsInputError(f"no LLM judge for defect {mutant.defect!r}")
     return {"compliance": _score(client, compliance_messages(mutant), constrained, retries, strict, "compliance"),
             "naturalness": _score(client, naturalness_messages(mutant), constrained, retries, strict, "naturalness")}
 

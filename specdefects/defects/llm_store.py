@@ -33,6 +33,7 @@ import warnings
 from dataclasses import replace
 from pathlib import Path
 
+from ..errors import SpecDefectsInputError
 from ..records import Mutant, Op, Task
 from ._common import NotApplicable, Skip, build_mutant
 
@@ -48,7 +49,7 @@ def stored_path(kind: str, benchmark: str, folder: str | os.PathLike | None = No
     """The store file of ``kind`` (``mutants`` or ``judge``) for a benchmark, in ``folder``
     (default: the package's own ``stored/``)."""
     if kind not in KINDS:
-        raise ValueError(f"unknown store kind {kind!r}; choose from {', '.join(KINDS)}")
+        raise SpecDefectsInputError(f"unknown store kind {kind!r}; choose from {', '.join(KINDS)}")
     return Path(folder or STORE_DIR) / f"llm_{kind}_{benchmark}.jsonl"
 
 
@@ -74,7 +75,7 @@ def judge_prompt_version() -> str:
                           inspect.getsource(llm_judge.naturalness_messages))
 
 
-class StoreError(ValueError):
+class StoreError(SpecDefectsInputError):
     """A store file that cannot be read (the message names the file and line)."""
 
 

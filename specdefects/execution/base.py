@@ -57,8 +57,10 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
+from ..errors import SpecDefectsInputError, SpecDefectsRuntimeError
 
-class SandboxError(RuntimeError):
+
+class SandboxError(SpecDefectsRuntimeError):
     """The sandbox itself failed (not the program): cannot start, worker died, ..."""
 
 
@@ -160,7 +162,7 @@ def register(name: str):
         if not (isinstance(cls, type) and issubclass(cls, Sandbox)):
             raise TypeError(f"@register({name!r}) needs a Sandbox subclass, got {cls!r}")
         if name in ("auto", "abstract") or PROVIDERS.get(name, cls) is not cls:
-            raise ValueError(f"sandbox provider name {name!r} is reserved or taken by {PROVIDERS.get(name)!r}")
+            raise SpecDefectsInputError(f"sandbox provider name {name!r} is reserved or taken by {PROVIDERS.get(name)!r}")
         cls.name = name
         PROVIDERS[name] = cls
         return cls

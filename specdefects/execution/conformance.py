@@ -38,6 +38,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
+from ..errors import SpecDefectsInputError
 from . import providers  # noqa: F401  (registers every provider module in PROVIDERS)
 from .base import PROVIDERS, Limits, ProgramResult, Sandbox
 
@@ -429,11 +430,11 @@ def self_check(provider: str, checks: list[str] | None = None) -> SelfCheckRepor
     """Run the conformance checks (all of :data:`CHECKS`, or ``checks``) on a fresh instance of the
     registered provider ``provider`` and report each as passed, failed or not isolated (declared)."""
     if provider not in PROVIDERS:
-        raise ValueError(f"unknown sandbox provider {provider!r}; registered: {', '.join(PROVIDERS)}")
+        raise SpecDefectsInputError(f"unknown sandbox provider {provider!r}; registered: {', '.join(PROVIDERS)}")
     names = list(CHECKS) if checks is None else list(checks)
     unknown = [n for n in names if n not in CHECKS]
     if unknown:
-        raise ValueError(f"unknown checks {unknown}; known: {', '.join(CHECKS)}")
+        raise SpecDefectsInputError(f"unknown checks {unknown}; known: {', '.join(CHECKS)}")
     cls = PROVIDERS[provider]
     ok, why = cls.available()
     if not ok:
@@ -447,7 +448,7 @@ def self_check(provider: str, checks: list[str] | None = None) -> SelfCheckRepor
         declared = frozenset(sb.not_isolated)
         bad = sorted(declared - set(CHECKS))
         if bad:
-            raise ValueError(f"provider {provider!r} declares unknown checks {bad}; known: {', '.join(CHECKS)}")
+            raise SpecDefectsInputError(f"provider {provider!r} declares unknown checks {bad}; known: {', '.join(CHECKS)}")
         ctx = _Context(sb, canary)
         try:
             results = [_one(ctx, n, declared) for n in names]

@@ -21,6 +21,7 @@ from __future__ import annotations
 import logging
 import threading
 
+from ..errors import SpecDefectsInputError
 from . import providers  # noqa: F401  (registers every provider module in PROVIDERS)
 from .base import PROVIDERS, Limits, ProgramResult, Sandbox, SandboxError, minimal_env, register
 from .pool import DEFAULT_PYTHON, UID_BASE, UID_RANGE, WorkerSandbox, interpreter_flags
@@ -55,7 +56,7 @@ def get_sandbox(kind: str | Sandbox = "auto", **kw) -> Sandbox:
     if isinstance(kind, Sandbox):
         return kind
     if kind not in ("auto", *PROVIDERS):
-        raise ValueError(f"unknown sandbox {kind!r}; choose auto, {', '.join(PROVIDERS)}")
+        raise SpecDefectsInputError(f"unknown sandbox {kind!r}; choose auto, {', '.join(PROVIDERS)}")
     if kw:
         return PROVIDERS[_auto_choice() if kind == "auto" else kind](**kw)
     with _SHARED_LOCK:

@@ -30,6 +30,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from ..errors import SpecDefectsInputError
 from ..execution import Limits, fill_expected, run_batch, values_equal
 from ..records import RecordError, Task, TestCase, decode_value
 from .matched import Exclusion, MatchedTask, _norm, _single, compose_prompt, heldout
@@ -70,11 +71,11 @@ class ControlTask:
             return list(self.pool_inputs), list(self.shuffled_outputs or [])
         if condition == "other_task":
             return list(self.donor.inputs), list(self.donor.correct)
-        raise ValueError(f"unknown control condition {condition!r}; choose from {', '.join(CONTROL_CONDITIONS)}")
+        raise SpecDefectsInputError(f"unknown control condition {condition!r}; choose from {', '.join(CONTROL_CONDITIONS)}")
 
     def prompt(self, condition: str) -> str:
         if condition in self.missing:
-            raise ValueError(f"{self.task.task_id} has no {condition} prompt: {self.missing[condition]}")
+            raise SpecDefectsInputError(f"{self.task.task_id} has no {condition} prompt: {self.missing[condition]}")
         inputs, outputs = self.shown(condition)
         mt = self.matched
         description = "" if condition == "assertions_only" else mt.description

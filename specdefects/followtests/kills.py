@@ -20,6 +20,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..errors import SpecDefectsInputError
 from ..execution import Limits, run_batch
 from ..records import Task, TestCase, decode_value, encode_value
 
@@ -91,7 +92,7 @@ class Job:
 
     def __post_init__(self) -> None:
         if len(self.inputs) != len(self.limits):
-            raise ValueError(f"{self.task.task_id}: {len(self.inputs)} inputs but {len(self.limits)} limits")
+            raise SpecDefectsInputError(f"{self.task.task_id}: {len(self.inputs)} inputs but {len(self.limits)} limits")
         if self.versions is None:
             self.versions = list(range(len(self.sources)))
 

@@ -28,6 +28,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from ..errors import SpecDefectsInputError
 from ..execution import Limits, fill_expected, run_batch, stdout_matches, values_equal
 from ..records import RecordError, Task, TestCase, decode_value, encode_value
 
@@ -351,7 +352,7 @@ def compose_prompt(interface: str, description: str, entry_point: str, test_kind
 
 def render_matched_prompt(mt: MatchedTask, condition: str) -> str:
     if condition not in MATCHED_CONDITIONS:
-        raise ValueError(f"unknown condition {condition!r}; choose from {', '.join(MATCHED_CONDITIONS)}")
+        raise SpecDefectsInputError(f"unknown condition {condition!r}; choose from {', '.join(MATCHED_CONDITIONS)}")
     outs = {"correct_io": mt.correct, "wrong_io": mt.wrong}.get(condition)
     inputs = [] if condition == "nl_only" else mt.inputs
     return compose_prompt(mt.interface, mt.description, mt.task.entry_point, mt.task.test_kind, inputs, outs)

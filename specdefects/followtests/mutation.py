@@ -35,6 +35,7 @@ import random
 import re
 from dataclasses import dataclass
 
+from ..errors import SpecDefectsInputError
 from ..records import Op
 
 OPERATOR_FAMILIES = ("arithmetic", "comparison", "boolean", "constant", "slice", "return", "statement")
@@ -48,7 +49,7 @@ _OP_TOKEN = re.compile(r"not\s+in\b|is\s+not\b|in\b|is\b|and\b|or\b|\*\*=?|//=?|
                        r"[-+*/%@&|^<>]=?")
 
 
-class MutationError(ValueError):
+class MutationError(SpecDefectsInputError):
     """The reference cannot be mutated (no source, syntax error, no entry point)."""
 
 

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+from ..errors import SpecDefectsInputError
 from ..records import CONDITIONS, Instance, decode_value, encode_value
 
 INSTRUCTION = "Return the complete function in a single ```python code block."
@@ -25,7 +26,7 @@ def render_call(entry_point: str, args_text: str) -> str:
 
 def render_prompt(inst: Instance, condition: str) -> str:
     if condition not in CONDITIONS:
-        raise ValueError(f"unknown condition {condition!r}; choose from {', '.join(CONDITIONS)}")
+        raise SpecDefectsInputError(f"unknown condition {condition!r}; choose from {', '.join(CONDITIONS)}")
     desc = {"explicit_a": inst.explicit_a, "explicit_b": inst.explicit_b}.get(condition, inst.description)
     parts = [f"Write a Python function with this signature:\n\n{inst.signature}", desc]
     calls = [render_call(inst.entry_point, x) for x in inst.visible_inputs]

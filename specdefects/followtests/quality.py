@@ -49,6 +49,7 @@ from itertools import combinations
 
 import numpy as np
 
+from ..errors import SpecDefectsInputError
 from ..execution import Limits, values_equal
 from ..records import RecordError, Task, TestCase, decode_value, encode_value
 from .kills import Call, Job, run_versions
@@ -187,7 +188,7 @@ def choose_suites(kills: np.ndarray, selection: np.ndarray, chars: Sequence[int]
     assertion length."""
     n = kills.shape[1]
     if n < size:
-        raise ValueError(f"needs at least {size} inputs, got {n}")
+        raise SpecDefectsInputError(f"needs at least {size} inputs, got {n}")
     sel = kills[selection]
     combos = np.array(list(combinations(range(n), size)), dtype=np.int64)
     covered = np.zeros((len(combos), sel.shape[0]), dtype=bool)
@@ -236,9 +237,9 @@ def build_quality(tasks: Iterable[Task], seed: int = 0, sandbox=None, workers: i
     tasks = list(tasks)
     for k, t in enumerate(tasks):
         if not isinstance(t, Task):
-            raise ValueError(f"tasks[{k}] is a {type(t).__name__}, not a specdefects.records.Task")
+            raise SpecDefectsInputError(f"tasks[{k}] is a {type(t).__name__}, not a specdefects.records.Task")
     if n_candidates < 2 * SUITE_SIZE:
-        raise ValueError(f"n_candidates must be at least {2 * SUITE_SIZE}")
+        raise SpecDefectsInputError(f"n_candidates must be at least {2 * SUITE_SIZE}")
     excluded: list[Exclusion] = []
     staged: list[tuple[QualityTask, list[CodeMutant]]] = []
     for t in tasks:

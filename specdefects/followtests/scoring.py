@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from ..errors import SpecDefectsInputError
 from ..execution import Limits, extract_code, run_batch
 from ..records import CONDITIONS, Instance, Task, TestCase
 from .families.instances import outputs_agree
@@ -63,15 +64,15 @@ def score_generations(instances: Iterable[Instance], programs: Iterable[Any], sa
     for k, g in enumerate(programs):
         iid, cond = _get(g, "instance_id"), _get(g, "condition")
         if iid not in by_id:
-            raise ValueError(f"programs[{k}]: unknown instance_id {iid!r}")
+            raise SpecDefectsInputError(f"programs[{k}]: unknown instance_id {iid!r}")
         if cond not in CONDITIONS:
-            raise ValueError(f"programs[{k}]: unknown condition {cond!r}; choose from {', '.join(CONDITIONS)}")
+            raise SpecDefectsInputError(f"programs[{k}]: unknown condition {cond!r}; choose from {', '.join(CONDITIONS)}")
         inst = by_id[iid]
         prog = _get(g, "program")
         if prog is None:
             comp = _get(g, "completion")
             if comp is None:
-                raise ValueError(f"programs[{k}]: needs 'program' or 'completion'")
+                raise SpecDefectsInputError(f"programs[{k}]: needs 'program' or 'completion'")
             prog = extract_code(comp, entry_point=inst.entry_point)
         task = tasks.setdefault(iid, scoring_task(inst))
         items.append((task, prog, k))

@@ -16,6 +16,7 @@ it), so a copy of this file alone does not work without the package.
 import datasets
 import evaluate
 
+from specdefects.errors import SpecDefectsInputError
 from specdefects.metrics import (
     adherence,
     classification_report,
@@ -106,7 +107,7 @@ _VARIANTS = {"orig": "orig", "original": "orig", "us": "US", "lv": "LV", "sf": "
 def _config(name):
     name = _ALIASES.get(name, name)
     if name not in _FEATURES:
-        raise ValueError(f"unknown config_name {name!r}; choose from {', '.join(_FEATURES)}")
+        raise SpecDefectsInputError(f"unknown config_name {name!r}; choose from {', '.join(_FEATURES)}")
     return name
 
 
@@ -150,7 +151,7 @@ class SpecDefectsMetric(evaluate.Metric):
     def _compute_pass_at_k(self, task_id, passed, k=(1,)):
         ks = [k] if isinstance(k, int) else list(k)
         if not ks:
-            raise ValueError("k must be an int or a non-empty list of ints")
+            raise SpecDefectsInputError("k must be an int or a non-empty list of ints")
         rows = [{"task_id": t, "passed": p} for t, p in zip(task_id, passed)]
         return {f"pass@{kk}": pass_at_k_from_results(rows, kk) for kk in ks}
 
@@ -160,7 +161,7 @@ class SpecDefectsMetric(evaluate.Metric):
         for t, v, p in zip(task_id, variant, passed):
             per_variant.setdefault(_variant(v), []).append({"task_id": t, "passed": p})
         if baseline not in per_variant:
-            raise ValueError(f"no rows with the baseline variant {baseline!r} (variants: {sorted(per_variant)})")
+            raise SpecDefectsInputError(f"no rows with the baseline variant {baseline!r} (variants: {sorted(per_variant)})")
         p1 = {v: pass_at_k_from_results(rows, 1) for v, rows in per_variant.items()}
         unpaired = drops(p1, baseline=baseline)
         order = [baseline] + sorted(v for v in p1 if v != baseline)

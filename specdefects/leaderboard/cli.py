@@ -9,6 +9,8 @@ import argparse
 import json
 import sys
 
+from ..errors import SpecDefectsInputError
+
 
 def _one_line(fn):
     """Hub failures (RuntimeError) become the one-line ValueError that specdefects.cli reports."""
@@ -20,7 +22,7 @@ def _one_line(fn):
         try:
             return fn(args)
         except HubError as e:
-            raise ValueError(str(e)) from None
+            raise SpecDefectsInputError(str(e)) from None
     return wrapper
 
 
@@ -33,7 +35,7 @@ def _store(args, must_exist: bool = False):
 def cmd_serve(args) -> int:
     from .app import launch
     if args.port is not None and not (0 < args.port < 65536):
-        raise ValueError("--port must be 1..65535")
+        raise SpecDefectsInputError("--port must be 1..65535")
     print(f"leaderboard on http://{args.host}:{args.port or 7860} (store: {_store(args).describe()})", flush=True)
     launch(args.store, host=args.host, port=args.port, published=args.published)
     return 0
@@ -58,7 +60,7 @@ def cmd_submit(args) -> int:
 def cmd_run_queue(args) -> int:
     from .queue import DEFAULT_RUNNER, run_queue
     if args.poll_interval <= 0 or args.lease <= 0:
-        raise ValueError("--poll-interval and --lease must be positive")
+        raise SpecDefectsInputError("--poll-interval and --lease must be positive")
     store = _store(args, must_exist=True)
     done = run_queue(store, args.runner or DEFAULT_RUNNER, once=args.once, poll_interval=args.poll_interval,
                      lease_s=args.lease, tasks=args.tasks, check_hub=args.check_hub, timeout_s=args.timeout)
@@ -86,7 +88,7 @@ def cmd_publish_evaluated(args) -> int:
     from .results import EVALUATED_FILE, PUBLISHED_DIR, evaluated_summaries
     rows = evaluated_summaries(args.folders)
     if not rows:
-        raise ValueError("no spec_defects or follow-tests results in " + ", ".join(args.folders))
+        raise SpecDefectsInputError("no spec_defects or follow-tests results in " + ", ".join(args.folders))
     out = write_json_atomic(Path(args.out or PUBLISHED_DIR) / EVALUATED_FILE, rows)
     print(f"wrote {len(rows)} evaluated model(s) to {out}: " + ", ".join(r["model"] for r in rows))
     return 0

@@ -24,6 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from ..errors import SpecDefectsRuntimeError
 from .results import find_lmeval_results, make_summary, sample_files
 from .store import Claim, HubStore, LeaderboardStore
 from .submissions import SubmissionError, check_model_on_hub
@@ -107,17 +108,17 @@ def run_request(store: LeaderboardStore, claim: Claim, runner: str = DEFAULT_RUN
                 if timeout_s and time.time() - start > timeout_s:
                     os.killpg(proc.pid, signal.SIGKILL)
                     proc.wait()
-                    raise RuntimeError(f"evaluation exceeded {timeout_s:.0f} s and was stopped")
+                    raise SpecDefectsRuntimeError(f"evaluation exceeded {timeout_s:.0f} s and was stopped")
                 if not store.renew(claim, lease_s):
                     os.killpg(proc.pid, signal.SIGKILL)
                     proc.wait()
                     log.warning("lost the lease on %s: another worker took it over; stopped", claim.id)
                     return "LOST"
         if rc != 0:
-            raise RuntimeError(f"evaluation command exited with status {rc}: {_tail(logfile, 6)}")
+            raise SpecDefectsRuntimeError(f"evaluation command exited with status {rc}: {_tail(logfile, 6)}")
         found = find_lmeval_results(out)
         if not found:
-            raise RuntimeError(f"evaluation wrote no results_*.json under its output folder: {_tail(logfile, 4)}")
+            raise SpecDefectsRuntimeError(f"evaluation wrote no results_*.json under its output folder: {_tail(logfile, 4)}")
         lmeval = json.loads(found[-1].read_text(encoding="utf-8"))
         summary = make_summary(lmeval, source="evaluated", request=req)
         files = sample_files(found[-1])

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..errors import SpecDefectsInputError
 from ..models import is_registered
 from ..models import spec as model_spec
 from ..report.runs import ReportWarning, model_name, read_results_file
@@ -64,7 +65,7 @@ def _metric(metrics: dict, *names: str):
 def summarize_lmeval(obj: dict) -> dict:
     """Our summary of one lm-eval results JSON: scores[benchmark][variant] (percent), follow_tests."""
     if not isinstance(obj, dict) or not isinstance(obj.get("results"), dict):
-        raise ValueError("not an lm-eval results file (no 'results' object)")
+        raise SpecDefectsInputError("not an lm-eval results file (no 'results' object)")
     scores: dict[str, dict[str, float]] = {}
     follow: dict[str, float] = {}
     for task, metrics in obj["results"].items():
@@ -83,7 +84,7 @@ def summarize_lmeval(obj: dict) -> dict:
         if parsed and v is not None:
             scores.setdefault(parsed[0], {})[parsed[1]] = round(v * 100, 2)
     if not scores and not follow:
-        raise ValueError("no spec_defects pass@1 or follow_tests metrics in it")
+        raise SpecDefectsInputError("no spec_defects pass@1 or follow_tests metrics in it")
     cfg = obj.get("config") or {}
     out = {"model": model_name(obj, cfg.get("model")), "backend": cfg.get("model"), "scores": scores}
     if follow:
@@ -135,9 +136,9 @@ def _tier(params) -> str:
 def _safe_name(name, path: str) -> str:
     name = str(name or "").strip()
     if not name:
-        raise ValueError("no model name in it")
+        raise SpecDefectsInputError("no model name in it")
     if len(name) > 200 or re.search(r"[<>\x00-\x1f]", name):
-        raise ValueError("model name is not plain text")
+        raise SpecDefectsInputError("model name is not plain text")
     if not MODEL_ID.match(name):  # a local path or a bare name: show its last part
         name = name.rstrip("/").split("/")[-1]
     return name
@@ -146,32 +147,32 @@ def _safe_name(name, path: str) -> str:
 def parse_result(path: str, raw: bytes) -> dict:
     """One stored results JSON -> our summary; ValueError (one line) when it cannot be used."""
     if not raw:
-        raise ValueError("empty file")
+        raise SpecDefectsInputError("empty file")
     if len(raw) > MAX_RESULT_BYTES:
-        raise ValueError(f"larger than {MAX_RESULT_BYTES} bytes")
+        raise SpecDefectsInputError(f"larger than {MAX_RESULT_BYTES} bytes")
     try:
         obj = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as e:
-        raise ValueError(f"not valid JSON ({str(e).splitlines()[0][:80]})") from None
+        raise SpecDefectsInputError(f"not valid JSON ({str(e).splitlines()[0][:80]})") from None
     if not isinstance(obj, dict):
-        raise ValueError("not a JSON object")
+        raise SpecDefectsInputError("not a JSON object")
     if obj.get("schema") == RESULT_SCHEMA:
         if not isinstance(obj.get("scores"), dict):
-            raise ValueError("summary without 'scores'")
+            raise SpecDefectsInputError("summary without 'scores'")
         s = dict(obj)
     elif "results" in obj:
         s = make_summary(obj, source="self-reported")
     else:
-        raise ValueError("neither a specdefects summary nor an lm-eval results file")
+        raise SpecDefectsInputError("neither a specdefects summary nor an lm-eval results file")
     s["model"] = _safe_name(s.get("model"), path)
     if s.get("source") not in ("evaluated", "self-reported"):
         s["source"] = "self-reported"
     for bench, vs in s["scores"].items():
         if bench not in SCORED_BENCHMARKS or not isinstance(vs, dict):
-            raise ValueError(f"unknown benchmark {str(bench)[:40]!r}")
+            raise SpecDefectsInputError(f"unknown benchmark {str(bench)[:40]!r}")
         for var, v in vs.items():
             if var not in VARIANTS or not isinstance(v, (int, float)) or not (0 <= v <= 100):
-                raise ValueError(f"bad score {str(var)[:10]}={str(v)[:20]} for {bench}")
+                raise SpecDefectsInputError(f"bad score {str(var)[:10]}={str(v)[:20]} for {bench}")
     return s
 
 
@@ -290,7 +291,7 @@ def _add_evaluated_here(board: Board, path: Path, warnings: list[str]) -> None:
     try:
         rows = json.loads(path.read_text(encoding="utf-8"))
         if not isinstance(rows, list):
-            raise ValueError("not a JSON list")
+            raise SpecDefectsInputError("not a JSON list")
     except (OSError, ValueError) as e:
         warnings.append(f"{path.name} not loaded: {e}")
         return

@@ -30,6 +30,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import SpecDefectsInputError
 from ..files import atomic_dir, replace_dir, write_json_atomic
 from ..hub import HubConflict, HubError, HubRepo
 from .submissions import SubmissionError, duplicate_message, duplicate_of, now_iso, validate_request
@@ -261,7 +262,7 @@ class LocalStore(LeaderboardStore):
 
     def _complete(self, claim, status, *, error=None, result=None, files=None, check_attempt=True) -> bool:
         if status not in ("FINISHED", "FAILED"):
-            raise ValueError(f"complete with FINISHED or FAILED, not {status}")
+            raise SpecDefectsInputError(f"complete with FINISHED or FAILED, not {status}")
         if check_attempt and self._attempts(claim.id) != claim.attempt:
             return False
         staging = None
@@ -298,7 +299,7 @@ class LocalStore(LeaderboardStore):
         folder.mkdir(parents=True, exist_ok=True)
         for name, src in (files or {}).items():
             if "/" in name or name.startswith(".") or name == "results.json":
-                raise ValueError(f"bad result file name {name!r}")
+                raise SpecDefectsInputError(f"bad result file name {name!r}")
             shutil.copyfile(src, folder / name)
         write_json_atomic(folder / "results.json", result)
 
@@ -364,7 +365,7 @@ class HubStore(LeaderboardStore):
             try:
                 r = validate_request(json.loads(self._get(self.req, path, sha)))
                 if f"{check_id(r.get('id', ''))}.json" != path:
-                    raise ValueError("id does not match the file name")
+                    raise SpecDefectsInputError("id does not match the file name")
                 out.append(r)
             except (ValueError, TypeError, AttributeError) as e:
                 msg = f"skipped request file {path}: {e}"
@@ -448,7 +449,7 @@ class HubStore(LeaderboardStore):
     def complete(self, claim: Claim, status: str, *, error: str | None = None, result: dict | None = None,
                  files: dict[str, Path] | None = None) -> bool:
         if status not in ("FINISHED", "FAILED"):
-            raise ValueError(f"complete with FINISHED or FAILED, not {status}")
+            raise SpecDefectsInputError(f"complete with FINISHED or FAILED, not {status}")
 
         def attempt(st, err):
             sha, r = self._held(claim)
@@ -501,7 +502,7 @@ class HubStore(LeaderboardStore):
         payload: dict = {f"{folder}/results.json": (json.dumps(result, indent=2) + "\n").encode()}
         for name, src in (files or {}).items():
             if "/" in name or name.startswith(".") or name == "results.json":
-                raise ValueError(f"bad result file name {name!r}")
+                raise SpecDefectsInputError(f"bad result file name {name!r}")
             payload[f"{folder}/{name}"] = Path(src)
         self.res.commit_files(payload, f"Results for {folder}")
         return f"{folder}/results.json"

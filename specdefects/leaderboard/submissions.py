@@ -10,6 +10,7 @@ import datetime as _dt
 import re
 import unicodedata
 
+from ..errors import SpecDefectsInputError
 from ..hub import HubError, check_repo_id
 
 MODEL_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$", re.ASCII)
@@ -25,7 +26,7 @@ MAX_TEXT = 200
 SCHEMA = "specdefects-leaderboard-request/1"
 
 
-class SubmissionError(ValueError):
+class SubmissionError(SpecDefectsInputError):
     """A submission refused before anything is stored; the message says why, in one line."""
 
 

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from ..builders import BuildError
 from ..builders.local import build_command, fingerprint, local_build
+from ..errors import SpecDefectsRuntimeError
 from ..vocabulary import BENCHMARKS, GROUP, VARIANT_DEFECT, task_name
 from .scoring import process_results, score_completion, score_instruct, score_responses
 
@@ -42,7 +43,7 @@ INSTRUCTION = ("Please provide a self-contained Python script that solves the fo
 INSTRUCTION_STDIN = "{prompt}"  # LiveCodeBench prompts carry their own format instruction
 
 
-class SpecDefectsDataError(RuntimeError):
+class SpecDefectsDataError(SpecDefectsRuntimeError):
     """The spec-defects data cannot be found or read: the message says what to do (one line)."""
 
 

@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+from ..errors import SpecDefectsInputError
 from ..files import write_json_atomic
 from ..models import VLLM_CPU_ENV, is_registered, resolve_model, vllm_is_cpu_build
 from ..models.runtime import CPU_BATCH_SIZE, announce, choose_runtime
@@ -43,7 +44,7 @@ lm_eval's own options follow.
 """
 
 
-class EvalUsageError(ValueError):
+class EvalUsageError(SpecDefectsInputError):
     pass
 
 

@@ -21,6 +21,7 @@ from lm_eval.api.model import LM
 from lm_eval.api.registry import register_model
 from lm_eval.utils import simple_parse_args_string
 
+from ..errors import SpecDefectsInputError
 from . import reference_answer
 from .follow import GROUP as FOLLOW_GROUP
 from .follow import reference_answer as follow_answer
@@ -33,7 +34,7 @@ class ReferenceLM(LM):
     def __init__(self, answer: str = "reference", **_ignored) -> None:
         super().__init__()
         if answer not in ANSWERS:
-            raise ValueError(f"specdefects-reference: answer must be one of {', '.join(ANSWERS)}, got {answer!r}")
+            raise SpecDefectsInputError(f"specdefects-reference: answer must be one of {', '.join(ANSWERS)}, got {answer!r}")
         self.answer = answer
 
     @classmethod

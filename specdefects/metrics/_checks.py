@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import SpecDefectsInputError
+
 _MISSING = object()
 
 
@@ -22,7 +24,7 @@ def field(row: Any, name: str, default: Any = _MISSING, what: str = "row") -> An
         return getattr(row, name)
     if default is not _MISSING:
         return default
-    raise ValueError(f"{what} lacks field {name!r}: {_short(row)}")
+    raise SpecDefectsInputError(f"{what} lacks field {name!r}: {_short(row)}")
 
 
 def as_bool(value: Any, what: str) -> bool:
@@ -33,37 +35,37 @@ def as_bool(value: Any, what: str) -> bool:
     if isinstance(value, numbers.Real) and not (isinstance(value, float) and math.isnan(value)):
         if value == 0 or value == 1:
             return bool(value)
-    raise ValueError(f"{what} must be a boolean (True/False or 0/1), got {value!r}")
+    raise SpecDefectsInputError(f"{what} must be a boolean (True/False or 0/1), got {value!r}")
 
 
 def bool_list(values: Iterable[Any], what: str) -> list[bool]:
     if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
-        raise ValueError(f"{what} must be a sequence of booleans, got {type(values).__name__}")
+        raise SpecDefectsInputError(f"{what} must be a sequence of booleans, got {type(values).__name__}")
     return [as_bool(v, f"{what}[{i}]") for i, v in enumerate(values)]
 
 
 def as_int(value: Any, what: str) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{what} must be an integer, got {value!r}")
+        raise SpecDefectsInputError(f"{what} must be an integer, got {value!r}")
     return int(value)
 
 
 def as_number(value: Any, what: str) -> float:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{what} must be a number, got {value!r}")
+        raise SpecDefectsInputError(f"{what} must be a number, got {value!r}")
     x = float(value)
     if math.isnan(x):
-        raise ValueError(f"{what} is NaN")
+        raise SpecDefectsInputError(f"{what} is NaN")
     return x
 
 
 def check_n_boot(n_boot: Any, alpha: Any = 0.05) -> None:
     n = as_int(n_boot, "n_boot")
     if n < 1:
-        raise ValueError(f"n_boot must be at least 1, got {n}")
+        raise SpecDefectsInputError(f"n_boot must be at least 1, got {n}")
     a = as_number(alpha, "alpha")
     if not 0 < a < 1:
-        raise ValueError(f"alpha must lie strictly between 0 and 1, got {a}")
+        raise SpecDefectsInputError(f"alpha must lie strictly between 0 and 1, got {a}")
 
 
 def sorted_keys(keys: Iterable[Any]) -> list[Any]:

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import SpecDefectsInputError
 from ._checks import as_bool, as_number, check_n_boot, field, sorted_keys
 
 # Rows of the index matrix drawn at a time bound memory to ~16 MB per array. The chunking
@@ -60,18 +61,18 @@ def cluster_bootstrap_ci(values_by_cluster: Mapping[Any, Sequence[float]] | Sequ
     if isinstance(values_by_cluster, Mapping):
         items = [(k, values_by_cluster[k]) for k in sorted_keys(values_by_cluster)]
     elif isinstance(values_by_cluster, (str, bytes)) or not isinstance(values_by_cluster, Iterable):
-        raise ValueError("values_by_cluster must be a mapping cluster -> values or a sequence of value lists")
+        raise SpecDefectsInputError("values_by_cluster must be a mapping cluster -> values or a sequence of value lists")
     else:
         items = list(enumerate(values_by_cluster))
     if not items:
-        raise ValueError("values_by_cluster is empty: the bootstrap needs at least one cluster")
+        raise SpecDefectsInputError("values_by_cluster is empty: the bootstrap needs at least one cluster")
     clusters = []
     for key, vals in items:
         if isinstance(vals, (str, bytes)) or not isinstance(vals, Iterable):
-            raise ValueError(f"cluster {key!r}: values must be a sequence of numbers, got {vals!r}")
+            raise SpecDefectsInputError(f"cluster {key!r}: values must be a sequence of numbers, got {vals!r}")
         arr = np.array([as_number(v, f"cluster {key!r} value") for v in vals], dtype=float)
         if arr.size == 0:
-            raise ValueError(f"cluster {key!r} has no values")
+            raise SpecDefectsInputError(f"cluster {key!r} has no values")
         clusters.append(arr)
     counts = np.array([len(a) for a in clusters], dtype=float)
     pooled = np.concatenate(clusters)
@@ -81,7 +82,7 @@ def cluster_bootstrap_ci(values_by_cluster: Mapping[Any, Sequence[float]] | Sequ
         lo, hi = mean_bootstrap(sums, counts, n_boot, seed, alpha)
     else:
         if not callable(statistic):
-            raise ValueError(f"statistic must be a callable or 'mean', got {statistic!r}")
+            raise SpecDefectsInputError(f"statistic must be a callable or 'mean', got {statistic!r}")
         estimate = float(statistic(pooled))
         lens = counts.astype(int)
         starts = np.concatenate([[0], np.cumsum(lens)[:-1]])
@@ -107,7 +108,7 @@ def task_means(data: Mapping[Any, Any] | Iterable[Any], what: str) -> dict[Any, 
                 runs = [runs]
             outcomes[tid] = [as_bool(v, f"{what}[{tid!r}] outcome") for v in runs]
             if not outcomes[tid]:
-                raise ValueError(f"{what}: task {tid!r} has no outcomes")
+                raise SpecDefectsInputError(f"{what}: task {tid!r} has no outcomes")
     else:
         seen: set = set()
         for i, row in enumerate(data):
@@ -115,12 +116,12 @@ def task_means(data: Mapping[Any, Any] | Iterable[Any], what: str) -> dict[Any, 
             run = field(row, "run", None)
             if run is not None:
                 if (tid, run) in seen:
-                    raise ValueError(f"{what}: task {tid!r} run {run!r} appears more than once")
+                    raise SpecDefectsInputError(f"{what}: task {tid!r} run {run!r} appears more than once")
                 seen.add((tid, run))
             ok = as_bool(field(row, "passed", what=f"{what} row {i}"), f"{what} row {i} passed (task {tid!r})")
             outcomes.setdefault(tid, []).append(ok)
     if not outcomes:
-        raise ValueError(f"{what} is empty: no task outcomes")
+        raise SpecDefectsInputError(f"{what} is empty: no task outcomes")
     return {tid: float(np.mean(v)) for tid, v in outcomes.items()}
 
 
@@ -140,7 +141,7 @@ def paired_difference(rows_a: Mapping[Any, Any] | Iterable[Any], rows_b: Mapping
     """
     check_n_boot(n_boot, alpha)
     if missing not in ("error", "intersect"):
-        raise ValueError(f"missing must be 'error' or 'intersect', got {missing!r}")
+        raise SpecDefectsInputError(f"missing must be 'error' or 'intersect', got {missing!r}")
     return difference_of_task_means(task_means(rows_a, "rows_a"), task_means(rows_b, "rows_b"),
                                     n_boot=n_boot, seed=seed, alpha=alpha, clusters=clusters,
                                     missing=missing)
@@ -152,7 +153,7 @@ def difference_of_task_means(a: Mapping[Any, float], b: Mapping[Any, float], n_b
     """:func:`paired_difference` on per-task means (task_id -> mean over runs, in [0, 1])."""
     check_n_boot(n_boot, alpha)
     if missing not in ("error", "intersect"):
-        raise ValueError(f"missing must be 'error' or 'intersect', got {missing!r}")
+        raise SpecDefectsInputError(f"missing must be 'error' or 'intersect', got {missing!r}")
     only_a, only_b = set(a) - set(b), set(b) - set(a)
     if (only_a or only_b) and missing == "error":
         parts = []
@@ -160,10 +161,10 @@ def difference_of_task_means(a: Mapping[Any, float], b: Mapping[Any, float], n_b
             parts.append(f"{len(only_a)} task(s) only in rows_a (e.g. {sorted_keys(only_a)[0]!r})")
         if only_b:
             parts.append(f"{len(only_b)} task(s) only in rows_b (e.g. {sorted_keys(only_b)[0]!r})")
-        raise ValueError("unpaired tasks: " + "; ".join(parts) + " (pass missing='intersect' to drop them)")
+        raise SpecDefectsInputError("unpaired tasks: " + "; ".join(parts) + " (pass missing='intersect' to drop them)")
     tasks = sorted_keys(set(a) & set(b))
     if not tasks:
-        raise ValueError("rows_a and rows_b share no task: nothing to pair")
+        raise SpecDefectsInputError("rows_a and rows_b share no task: nothing to pair")
     by_cluster: dict[Any, list[float]] = {}
     for t in tasks:
         if clusters is None:
@@ -171,7 +172,7 @@ def difference_of_task_means(a: Mapping[Any, float], b: Mapping[Any, float], n_b
         elif t in clusters:
             key = clusters[t]
         else:
-            raise ValueError(f"clusters has no entry for task {t!r}")
+            raise SpecDefectsInputError(f"clusters has no entry for task {t!r}")
         by_cluster.setdefault(key, []).append(b[t] - a[t])
     keys = sorted_keys(by_cluster)
     sums = np.array([sum(by_cluster[k]) for k in keys])

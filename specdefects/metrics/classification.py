@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..errors import SpecDefectsInputError
 from ..records import DEFECTS
 
 LABELS = DEFECTS  # clean, LV, US, SF
@@ -22,18 +23,18 @@ def classification_report(y_true: Sequence[Any], y_pred: Sequence[Any],
     order; ``labels``; ``n``. A label outside ``labels`` is an error.
     """
     if isinstance(y_true, (str, bytes)) or isinstance(y_pred, (str, bytes)):
-        raise ValueError("y_true and y_pred must be sequences of labels, not strings")
+        raise SpecDefectsInputError("y_true and y_pred must be sequences of labels, not strings")
     yt, yp, labels = list(y_true), list(y_pred), list(labels)
     if len(yt) != len(yp):
-        raise ValueError(f"y_true has {len(yt)} labels but y_pred has {len(yp)}")
+        raise SpecDefectsInputError(f"y_true has {len(yt)} labels but y_pred has {len(yp)}")
     if not yt:
-        raise ValueError("y_true and y_pred are empty")
+        raise SpecDefectsInputError("y_true and y_pred are empty")
     if not labels or len(set(labels)) != len(labels):
-        raise ValueError(f"labels must be non-empty and distinct, got {labels!r}")
+        raise SpecDefectsInputError(f"labels must be non-empty and distinct, got {labels!r}")
     for name, ys in (("y_true", yt), ("y_pred", yp)):
         unknown = [y for y in ys if y not in labels]
         if unknown:
-            raise ValueError(f"{name} holds label(s) outside {labels!r}: e.g. {unknown[0]!r}")
+            raise SpecDefectsInputError(f"{name} holds label(s) outside {labels!r}: e.g. {unknown[0]!r}")
 
     # lazy: scikit-learn on first use (the package docstring's promise: importing metrics stays cheap)
     from sklearn.metrics import accuracy_score, confusion_matrix, matthews_corrcoef, precision_recall_fscore_support

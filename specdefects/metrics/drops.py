@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..errors import SpecDefectsInputError
 from ._checks import as_number, sorted_keys
 from .bootstrap import difference_of_task_means, task_means
 
@@ -28,9 +29,9 @@ def drops(pass_at_1: Mapping[str, float], baseline: str = "orig") -> dict[str, d
     -21.24
     """
     if not isinstance(pass_at_1, Mapping) or not pass_at_1:
-        raise ValueError("pass_at_1 must be a non-empty mapping variant -> pass@1")
+        raise SpecDefectsInputError("pass_at_1 must be a non-empty mapping variant -> pass@1")
     if baseline not in pass_at_1:
-        raise ValueError(f"pass_at_1 has no baseline {baseline!r} (keys: {sorted_keys(pass_at_1)})")
+        raise SpecDefectsInputError(f"pass_at_1 has no baseline {baseline!r} (keys: {sorted_keys(pass_at_1)})")
     orig = as_number(pass_at_1[baseline], f"pass_at_1[{baseline!r}]")
     out = {}
     for variant in pass_at_1:
@@ -39,7 +40,7 @@ def drops(pass_at_1: Mapping[str, float], baseline: str = "orig") -> dict[str, d
         v = as_number(pass_at_1[variant], f"pass_at_1[{variant!r}]")
         out[variant] = {"pass_at_1": v, "abs_drop": v - orig, "rel_drop_pct": _rel(v, orig)}
     if not out:
-        raise ValueError(f"pass_at_1 holds only the baseline {baseline!r}: no variant to compare")
+        raise SpecDefectsInputError(f"pass_at_1 holds only the baseline {baseline!r}: no variant to compare")
     return out
 
 
@@ -54,9 +55,9 @@ def paired_drops(per_task: Mapping[str, Any], baseline: str = "orig", n_boot: in
     is 0), ``n_tasks`` and ``n_unpaired`` (baseline tasks without this variant).
     """
     if not isinstance(per_task, Mapping) or not per_task:
-        raise ValueError("per_task must be a non-empty mapping variant -> per-task outcomes")
+        raise SpecDefectsInputError("per_task must be a non-empty mapping variant -> per-task outcomes")
     if baseline not in per_task:
-        raise ValueError(f"per_task has no baseline {baseline!r} (keys: {sorted_keys(per_task)})")
+        raise SpecDefectsInputError(f"per_task has no baseline {baseline!r} (keys: {sorted_keys(per_task)})")
     base = task_means(per_task[baseline], f"per_task[{baseline!r}]")
     out = {}
     for variant, data in per_task.items():
@@ -65,7 +66,7 @@ def paired_drops(per_task: Mapping[str, Any], baseline: str = "orig", n_boot: in
         var = task_means(data, f"per_task[{variant!r}]")
         extra = set(var) - set(base)
         if extra:
-            raise ValueError(f"per_task[{variant!r}] has {len(extra)} task(s) the baseline lacks "
+            raise SpecDefectsInputError(f"per_task[{variant!r}] has {len(extra)} task(s) the baseline lacks "
                              f"(e.g. {sorted_keys(extra)[0]!r})")
         res = difference_of_task_means(base, var, n_boot=n_boot, seed=seed, alpha=alpha,
                                        missing="intersect")
@@ -74,5 +75,5 @@ def paired_drops(per_task: Mapping[str, Any], baseline: str = "orig", n_boot: in
                         "rel_drop_pct": _rel(res["mean_b"], res["mean_a"]),
                         "n_tasks": res["n_tasks"], "n_unpaired": res["n_unpaired"]}
     if not out:
-        raise ValueError(f"per_task holds only the baseline {baseline!r}: no variant to compare")
+        raise SpecDefectsInputError(f"per_task holds only the baseline {baseline!r}: no variant to compare")
     return out

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..errors import SpecDefectsInputError
 from ._checks import bool_list
 
 
@@ -18,9 +19,9 @@ def mcnemar_exact(a: Sequence[Any], b: Sequence[Any]) -> dict:
     """
     xa, xb = bool_list(a, "a"), bool_list(b, "b")
     if len(xa) != len(xb):
-        raise ValueError(f"a and b must pair up: a has {len(xa)} outcomes, b has {len(xb)}")
+        raise SpecDefectsInputError(f"a and b must pair up: a has {len(xa)} outcomes, b has {len(xb)}")
     if not xa:
-        raise ValueError("a and b are empty: McNemar needs at least one pair")
+        raise SpecDefectsInputError("a and b are empty: McNemar needs at least one pair")
     n_b = sum(x and not y for x, y in zip(xa, xb))
     n_c = sum(y and not x for x, y in zip(xa, xb))
     n_disc = n_b + n_c

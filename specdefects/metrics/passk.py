@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import SpecDefectsInputError
 from ._checks import as_bool, as_int, field
 
 
@@ -20,13 +21,13 @@ def pass_at_k(n: int, c: int, k: int) -> float:
     """Unbiased pass@k of one task with ``n`` samples, ``c`` of them correct (a fraction)."""
     n, c, k = as_int(n, "n"), as_int(c, "c"), as_int(k, "k")
     if n < 1:
-        raise ValueError(f"n (samples) must be at least 1, got {n}")
+        raise SpecDefectsInputError(f"n (samples) must be at least 1, got {n}")
     if not 0 <= c <= n:
-        raise ValueError(f"c (correct samples) must lie in [0, n={n}], got {c}")
+        raise SpecDefectsInputError(f"c (correct samples) must lie in [0, n={n}], got {c}")
     if k < 1:
-        raise ValueError(f"k must be at least 1, got {k}")
+        raise SpecDefectsInputError(f"k must be at least 1, got {k}")
     if k > n:
-        raise ValueError(f"k={k} is larger than n={n} samples: pass@{k} needs at least {k} samples")
+        raise SpecDefectsInputError(f"k={k} is larger than n={n} samples: pass@{k} needs at least {k} samples")
     if n - c < k:
         return 1.0
     return float(1.0 - np.prod(1.0 - k / np.arange(n - c + 1, n + 1)))
@@ -39,10 +40,10 @@ def mean_pass_at_k(per_task: Iterable[tuple[int, int]], k: int) -> float:
         try:
             n, c = pair
         except (TypeError, ValueError):
-            raise ValueError(f"per_task[{i}] must be an (n, c) pair, got {pair!r}") from None
+            raise SpecDefectsInputError(f"per_task[{i}] must be an (n, c) pair, got {pair!r}") from None
         values.append(pass_at_k(n, c, k))
     if not values:
-        raise ValueError("per_task is empty: pass@k needs at least one task")
+        raise SpecDefectsInputError("per_task is empty: pass@k needs at least one task")
     return float(np.mean(values))
 
 
@@ -57,10 +58,10 @@ def pass_at_k_from_results(rows: Iterable[Any], k: int) -> float:
         n[tid] = n.get(tid, 0) + 1
         c[tid] = c.get(tid, 0) + ok
     if not n:
-        raise ValueError("rows is empty: pass@k needs at least one result")
+        raise SpecDefectsInputError("rows is empty: pass@k needs at least one result")
     k = as_int(k, "k")
     short = [t for t in n if n[t] < k]
     if short:
-        raise ValueError(f"k={k} is larger than the samples of {len(short)} task(s), "
+        raise SpecDefectsInputError(f"k={k} is larger than the samples of {len(short)} task(s), "
                          f"e.g. {short[0]!r} has n={n[short[0]]}")
     return mean_pass_at_k(((n[t], c[t]) for t in n), k)

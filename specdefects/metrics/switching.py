@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import SpecDefectsInputError
 from ._checks import as_bool, check_n_boot, field, sorted_keys
 from .bootstrap import mean_bootstrap
 
@@ -33,9 +34,9 @@ def _generations(rows: Iterable[Any], conditions: set[str] | None) -> list[dict]
         run = field(row, "run", what=f"rows[{i}]")
         where = f"rows[{i}] (instance {inst!r}, run {run!r}, condition {cond!r})"
         if family_of.setdefault(inst, fam) != fam:
-            raise ValueError(f"{where}: family_id {fam!r} disagrees with {family_of[inst]!r} given earlier")
+            raise SpecDefectsInputError(f"{where}: family_id {fam!r} disagrees with {family_of[inst]!r} given earlier")
         if (inst, run, cond) in seen:
-            raise ValueError(f"{where}: a second generation for the same instance, run and condition")
+            raise SpecDefectsInputError(f"{where}: a second generation for the same instance, run and condition")
         seen.add((inst, run, cond))
         out.append({"instance": inst, "family": fam, "run": run, "condition": cond,
                     "a": as_bool(field(row, "follows_a", what=where), f"{where} follows_a"),
@@ -81,7 +82,7 @@ def paired_switching(rows: Iterable[Any], n_boot: int = 5000, seed: Any = 0, alp
     check_n_boot(n_boot, alpha)
     gens = _generations(rows, {TESTS_A, TESTS_B})
     if not gens:
-        raise ValueError("no tests_a / tests_b rows: paired switching needs both conditions")
+        raise SpecDefectsInputError("no tests_a / tests_b rows: paired switching needs both conditions")
     pairs: dict[tuple[Any, Any], dict[str, dict]] = {}
     for g in gens:
         pairs.setdefault((g["instance"], g["run"]), {})[g["condition"]] = g
@@ -91,7 +92,7 @@ def paired_switching(rows: Iterable[Any], n_boot: int = 5000, seed: Any = 0, alp
         for need in (TESTS_A, TESTS_B):
             if need not in p:
                 have = TESTS_B if need == TESTS_A else TESTS_A
-                raise ValueError(f"instance {inst!r} run {run!r}: has a {have} generation "
+                raise SpecDefectsInputError(f"instance {inst!r} run {run!r}: has a {have} generation "
                                  f"but no {need} partner")
         values[(inst, run)] = float(p[TESTS_A]["a"] and p[TESTS_B]["b"])
     return _summarise(values, family_of, n_boot, seed, alpha)
@@ -101,7 +102,7 @@ def _rule(rule: str) -> str:
     r = str(rule).strip().lower()
     if r in ("a", "b"):
         return r
-    raise ValueError(f"rule must be 'A' or 'B', got {rule!r}")
+    raise SpecDefectsInputError(f"rule must be 'A' or 'B', got {rule!r}")
 
 
 def adherence(rows: Iterable[Any], condition: str, rule: str, n_boot: int = 5000, seed: Any = 0,
@@ -113,7 +114,7 @@ def adherence(rows: Iterable[Any], condition: str, rule: str, n_boot: int = 5000
     r = _rule(rule)
     gens = _generations(rows, {condition})
     if not gens:
-        raise ValueError(f"no rows with condition {condition!r}")
+        raise SpecDefectsInputError(f"no rows with condition {condition!r}")
     family_of = {g["instance"]: g["family"] for g in gens}
     values = {(g["instance"], g["run"]): float(g[r]) for g in gens}
     return _summarise(values, family_of, n_boot, seed, alpha)
@@ -126,7 +127,7 @@ def default_rule(rows: Iterable[Any], condition: str) -> dict:
     runs and then over instances. Also ``n_instances`` and ``n_generations``."""
     gens = _generations(rows, {condition})
     if not gens:
-        raise ValueError(f"no rows with condition {condition!r}")
+        raise SpecDefectsInputError(f"no rows with condition {condition!r}")
     cats = ("A", "B", "neither", "both")
     by_inst: dict[Any, list[np.ndarray]] = {}
     for g in gens:

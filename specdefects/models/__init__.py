@@ -44,6 +44,7 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from ..errors import SpecDefectsRuntimeError
 from ..files import (  # noqa: F401  (cache_dir is part of this module's interface)
     CACHE_ENV,
     atomic_dir,
@@ -59,7 +60,7 @@ FORMATS = ("gguf", "hf")
 _CHUNK = 1 << 22
 
 
-class ModelError(RuntimeError):
+class ModelError(SpecDefectsRuntimeError):
     """A model cannot be resolved or prepared; the message is one line that says what to do."""
 
 

@@ -23,6 +23,8 @@ import sys
 from dataclasses import dataclass
 from functools import lru_cache
 
+from ..errors import SpecDefectsInputError
+
 # x86 (AVX512-BF16, AMX) and aarch64 ("bf16" in the Features line) instructions that compute bfloat16
 BF16_FLAGS = ("avx512_bf16", "amx_bf16", "bf16")
 DTYPES = ("bfloat16", "float32", "float16")
@@ -88,7 +90,7 @@ def choose_runtime(dtype: str | None = None, engine: str = "vllm", flags: frozen
     if dtype not in (None, "", "auto"):
         dtype = ALIASES.get(str(dtype).strip().lower(), str(dtype).strip().lower())
         if dtype not in DTYPES:
-            raise ValueError(f"unknown dtype {dtype!r}; choose from {', '.join(DTYPES)}")
+            raise SpecDefectsInputError(f"unknown dtype {dtype!r}; choose from {', '.join(DTYPES)}")
         warning = ""
         if dtype in ("bfloat16", "float16") and kind != "bf16":
             warning = (f"{dtype} was asked for, but this CPU ({cpu_name}) has no bf16/fp16 compute instructions: "

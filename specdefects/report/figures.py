@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..errors import SpecDefectsInputError
 from .runs import VARIANT_LABELS, Run
 from .tables import GAP, _frame, _grid, _variants, benchmark_label
 
@@ -49,7 +50,7 @@ def heatmap(data: Sequence[Run] | pd.DataFrame, path: str | os.PathLike,
 
     mat = drop_matrix(_frame(data))
     if mat.empty or mat.shape[1] == 0:
-        raise ValueError("nothing to plot: no model has a defect variant")
+        raise SpecDefectsInputError("nothing to plot: no model has a defect variant")
     values = mat.to_numpy()
     finite = values[np.isfinite(values)]
     lim = max(1.0, float(np.abs(finite).max())) if finite.size else 1.0

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..errors import SpecDefectsInputError
 from ..files import write_text_atomic
 from ..metrics import mcnemar_exact, paired_difference, paired_switching
 from .runs import ReportError, ReportWarning, _date_id, _results_files, model_name, outcome, read_samples
@@ -159,7 +160,7 @@ def load_follow_runs(paths: str | Path | Iterable[str | Path], require: bool = T
             data = json.loads(f.read_text(encoding="utf-8"))
             results = data["results"]
             if not isinstance(results, dict):
-                raise ValueError("no 'results' mapping")
+                raise SpecDefectsInputError("no 'results' mapping")
         except (OSError, ValueError, KeyError, TypeError) as e:
             warnings.warn(f"skipping malformed lm-eval results file {f}: {e}", ReportWarning, stacklevel=2)
             continue

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..errors import SpecDefectsInputError
 from ..models import is_registered
 from ..records import tests_scope
 from ..vocabulary import BENCHMARK_LABELS, BENCHMARKS, VARIANT_LABELS, VARIANTS, normalize_variant, parse_task_name  # noqa: F401  (re-exported)
@@ -32,7 +33,7 @@ class ReportWarning(UserWarning):
     """A results or samples file that was skipped or only partly read."""
 
 
-class ReportError(ValueError):
+class ReportError(SpecDefectsInputError):
     """Nothing usable in the given paths (missing folder, no results files)."""
 
 
@@ -135,7 +136,7 @@ def read_samples(results_file: Path, task: str) -> list[dict]:
         with f:
             rows = [json.loads(line) for line in f if line.strip()]
         if not all(isinstance(r, dict) for r in rows):
-            raise ValueError("a line is not a JSON object")
+            raise SpecDefectsInputError("a line is not a JSON object")
         return rows
     except (OSError, ValueError, EOFError) as e:
         warnings.warn(f"skipping samples file {path}: {e}", ReportWarning, stacklevel=3)
@@ -225,7 +226,7 @@ def read_results_file(path: str | Path, fallback_name: str | None = None) -> lis
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
-            raise ValueError("no 'results' mapping")
+            raise SpecDefectsInputError("no 'results' mapping")
     except (OSError, ValueError) as e:
         warnings.warn(f"skipping malformed lm-eval results file {path}: {e}", ReportWarning, stacklevel=2)
         return []

@@ -18,6 +18,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..errors import SpecDefectsInputError
 from ..metrics import drops, mcnemar_exact, paired_drops
 from .runs import (
     BENCHMARK_LABELS,
@@ -144,7 +145,7 @@ def published_frame(shared_data: str | os.PathLike | None = None) -> pd.DataFram
     raw = pd.read_csv(path)
     missing = {"model", "benchmark", "variant", "pass_at_1"} - set(raw.columns)
     if missing:
-        raise ValueError(f"{path}: missing column(s) {sorted(missing)}")
+        raise SpecDefectsInputError(f"{path}: missing column(s) {sorted(missing)}")
     rows = []
     for rec in raw.to_dict("records"):
         row = {"model": str(rec["model"]), "benchmark": str(rec["benchmark"]).lower(),
@@ -238,7 +239,7 @@ def table4(data: Sequence[Run] | pd.DataFrame, decimals: int = 1, basis: str = P
     against Orig over all its tasks, which mixes which tasks have a mutant with what the mutant does.
     A benchmark scored on public tests only is labelled so (:func:`benchmark_label`)."""
     if basis not in (PAIRED, UNPAIRED):
-        raise ValueError(f"basis must be {PAIRED!r} or {UNPAIRED!r}, not {basis!r}")
+        raise SpecDefectsInputError(f"basis must be {PAIRED!r} or {UNPAIRED!r}, not {basis!r}")
     models, benchmarks, cells = _grid(data)
     variants = _variants(data)
     labels = {b: benchmark_label(data, b) for b in benchmarks}

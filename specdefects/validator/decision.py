@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import SpecDefectsInputError
 from ..files import write_json_atomic
 from .errors import ValidatorError
 from .model import LABELS, META_FILE, load_detector, read_meta
@@ -48,7 +49,7 @@ def operating_threshold(detector) -> float | None:
 
 def check_threshold(threshold: float | None) -> float | None:
     if threshold is not None and not 0.0 < float(threshold) < 1.0:
-        raise ValueError(f"the threshold is a probability of a defect, strictly between 0 and 1; got {threshold}")
+        raise SpecDefectsInputError(f"the threshold is a probability of a defect, strictly between 0 and 1; got {threshold}")
     return None if threshold is None else float(threshold)
 
 
@@ -80,13 +81,13 @@ def choose_threshold(p_defect_clean: Sequence[float], specificity: float = 0.95,
     pooled share is set by the largest benchmark (MBPP's one-line requests are 85 % of the
     validation originals) and leaves a smaller one (HumanEval's docstrings) flagged far more often."""
     if not 0.0 < specificity < 1.0:
-        raise ValueError(f"specificity must be strictly between 0 and 1, got {specificity}")
+        raise SpecDefectsInputError(f"specificity must be strictly between 0 and 1, got {specificity}")
     p = np.asarray(p_defect_clean, dtype=np.float64)
     if not len(p):
-        raise ValueError("no clean rows to choose the operating point on")
+        raise SpecDefectsInputError("no clean rows to choose the operating point on")
     g = np.asarray(list(groups) if groups is not None else [""] * len(p))
     if len(g) != len(p):
-        raise ValueError(f"{len(g)} groups for {len(p)} rows")
+        raise SpecDefectsInputError(f"{len(g)} groups for {len(p)} rows")
     parts = [p[g == k] for k in dict.fromkeys(g.tolist())]
 
     def share_clean(t: float) -> float:

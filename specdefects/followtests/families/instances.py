@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Sequence
 
+from ...errors import SpecDefectsInputError
 from ...execution import Limits, fill_expected, values_equal
 from ...records import Family, Instance, RecordError, Task, TestCase, decode_value, encode_value
 from .catalog import FAMILIES
@@ -24,7 +25,7 @@ POOL_SIZE = 400
 POOL_GROWTH = (1, 4, 12)  # a family short of distinguishing inputs is resampled with a larger pool
 
 
-class FamilyError(ValueError):
+class FamilyError(SpecDefectsInputError):
     """A family that cannot be instantiated (the message names it and says why)."""
 
 

@@ -1,7 +1,7 @@
 """The final-prompt-token hidden state at every layer, per prompt row of the follow-tests dataset
 (the study's Section 5 representation analysis; ``specdefects represent record``).
 
->>> from specdefects.followtests.representation import prompt_rows, record_states, load_states
+>>> from specdefects.representation.record import prompt_rows, record_states, load_states
 >>> rows = prompt_rows("out/follow-tests", configs=["matched"], benchmarks=["humanevalplus"], limit_tasks=3)
 >>> report = record_states("qwen2.5-coder-0.5b-instruct", rows, "out/states",
 ...                        check_samples=["results/qwen2.5-coder-0.5b-instruct/matched-he-0.5b"])
@@ -28,7 +28,7 @@ leaves at worst a shard without index lines, or a torn last index line: a resume
 and records those rows again. Rows whose key is in the index are skipped. The index is the truth:
 ``meta["rows"]`` is a convenience.
 
-Layering: this module is layer 2 (``followtests``), so it reads dataset folders itself (the same
+Layering: this module is layer 3 (``representation``), so it reads dataset folders itself (the same
 ``<config>/test-*.parquet`` layout and Hub-id rule as :func:`specdefects.lmeval.load_test_split`,
 which is layer 4).
 """
@@ -56,6 +56,7 @@ from ..files import atomic_path, check_writable_dir, write_json_atomic, write_te
 from ..hub import dataset_configs
 from ..models import ModelError, is_registered, resolve_model, spec
 from ..models.runtime import announce, choose_runtime
+from . import RepresentationError
 
 FORMAT = "specdefects-states/1"
 DEFAULT_CONFIGS = ("matched", "controls")
@@ -67,10 +68,6 @@ SHARD_ROWS = 256          # rows per shard: 11 MB for the 0.5B model (25 x 896 f
 DEFAULT_BATCH_SIZE = 8    # see record_states: measured on the 0.5B model on CPU
 SHARD_RE = re.compile(r"^states-(\d{5,})\.npz$")
 FLOAT16_MAX = float(np.finfo(np.float16).max)
-
-
-class RepresentationError(ValueError):
-    """Something ``represent record`` cannot do, said in one line."""
 
 
 class RepresentationWarning(UserWarning):
@@ -315,7 +312,7 @@ def _shard_shape(path: Path) -> tuple[int, ...]:
         read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
         shape, _fortran, dtype = read(f)
     if dtype != np.float16 or len(shape) != 3:
-        raise ValueError(f"states array is {dtype} {shape}, not float16 (n, layers, hidden)")
+        raise RepresentationError(f"states array is {dtype} {shape}, not float16 (n, layers, hidden)")
     return shape
 
 

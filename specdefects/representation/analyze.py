@@ -1,7 +1,7 @@
 """The follow-tests study's look inside the model (Sections 5.1-5.3), on states recorded by
-``specdefects represent record`` (:mod:`specdefects.followtests.representation`).
+``specdefects represent record`` (:mod:`specdefects.representation.record`).
 
->>> from specdefects.report.representation import analyze_states
+>>> from specdefects.representation.analyze import analyze_states
 >>> report = analyze_states(["states/qwen-0.5b"], runs=["results/.../matched-mbpp-0.5b"], out="repr/")
 >>> print(report.summary())
 
@@ -46,13 +46,14 @@ from threadpoolctl import threadpool_limits
 
 from ..files import atomic_dir, check_output_dir, owned_names, write_json_atomic, write_text_atomic
 from ..followtests.controls import CONTROL_CONDITIONS
-from ..followtests.representation import load_states
 from ..metrics import cluster_bootstrap_ci
-from .figures import save_figure
-from .follow import BENCHMARK_LABELS, load_follow_runs
-from .follow import CONDITIONS as MATCHED_CONDITIONS
-from .runs import ReportError, ReportWarning, registered_name
-from .tables import GAP, frame_markdown
+from ..report.figures import save_figure
+from ..report.follow import BENCHMARK_LABELS, load_follow_runs
+from ..report.follow import CONDITIONS as MATCHED_CONDITIONS
+from ..report.runs import ReportWarning, registered_name
+from ..report.tables import GAP, frame_markdown
+from . import RepresentationError
+from .record import load_states
 
 BASE = "nl_only"
 CONDITION_ORDER = (*MATCHED_CONDITIONS, *CONTROL_CONDITIONS)
@@ -63,10 +64,6 @@ PROBE_C = 1.0  # scikit-learn's default L2 strength, fixed a priori (not tuned o
 # BLAS threads per probe fit. The fits are small (a few thousand rows x hidden size): on a shared
 # 2-core machine two BLAS threads made a 3,780 x 896 fit 9-16x slower than one (2.96 s against 0.33 s)
 PROBE_THREADS = 1
-
-
-class RepresentationError(ReportError):
-    """States that cannot be analysed: a missing folder, mixed models, a duplicate key, no nl_only."""
 
 
 # ----------------------------------------------------------------------------- loading
@@ -86,7 +83,7 @@ class StateSet:
 
 
 def load_state_folders(states_dirs: str | os.PathLike | Iterable[str | os.PathLike]) -> StateSet:
-    """Read and join states folders (:func:`specdefects.followtests.representation.load_states`).
+    """Read and join states folders (:func:`specdefects.representation.record.load_states`).
     Raises :class:`RepresentationError` for a missing folder, folders of different models or shapes,
     and a key present twice."""
     dirs = [states_dirs] if isinstance(states_dirs, (str, os.PathLike)) else list(states_dirs)
@@ -96,7 +93,7 @@ def load_state_folders(states_dirs: str | os.PathLike | Iterable[str | os.PathLi
     for d in map(Path, dirs):
         try:
             s = load_states(d)
-        except ValueError as e:  # followtests.representation's error: names the folder and what is wrong
+        except ValueError as e:  # record's RepresentationError (or numpy's): names the folder and what is wrong
             raise RepresentationError(str(e)) from None
         rows = pd.DataFrame(list(s.index), columns=["key", "config", "benchmark", "task_id", "condition"]
                             if not s.index else None)

@@ -1,9 +1,9 @@
 """``specdefects represent``: the follow-tests study's look inside the model (Sections 5.1-5.3).
 
 ``represent record``   the final-prompt-token hidden state at every layer, one per prompt row of
-                       the follow-tests dataset (``followtests.representation``);
+                       the follow-tests dataset (``representation.record``);
 ``represent analyze``  distances to the NL-only state and the condition / success probes on those
-                       states, joined with lm-eval runs' outcomes (``report.representation``).
+                       states, joined with lm-eval runs' outcomes (``representation.analyze``).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import warnings
 
 
 def _cmd_record(args: argparse.Namespace) -> int:
-    from .representation import RepresentationWarning, prompt_rows, record_states
+    from .record import RepresentationWarning, prompt_rows, record_states
 
     with warnings.catch_warnings():  # a skipped config etc.: one line as it happens, not a source line
         shown = warnings.showwarning
@@ -38,7 +38,7 @@ def _cmd_record(args: argparse.Namespace) -> int:
 
 
 def _cmd_analyze(args: argparse.Namespace) -> int:
-    from ..report.representation import ReportWarning, analyze_states
+    from .analyze import ReportWarning, analyze_states
 
     with warnings.catch_warnings():  # the summary (and --json) carries every warning: not twice on stderr
         warnings.simplefilter("ignore", ReportWarning)

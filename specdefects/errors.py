@@ -1,0 +1,29 @@
+"""The one root of specdefects' errors.
+
+Every error the library raises about its *input* (a bad row, a missing file, an unknown name, a
+broken submission, an unreachable model server) is a :class:`SpecDefectsError`, so one ``except``
+catches them all and the ``specdefects`` command turns each into one line (exit 2). An exception that
+is not one of them is a bug, and the command lets its traceback show.
+
+Each concrete class keeps the builtin base callers already rely on: an input problem is also a
+``ValueError`` (:class:`SpecDefectsInputError` and the classes built on it), a problem of the
+environment (an engine, a server, the Hub) also a ``RuntimeError``.
+
+Exceptions used for control flow inside one module (a mutator's ``Skip``, the sandbox's per-case
+timeout) are not errors and do not derive from this root; nor does ``execution/_harness.py``, which
+runs alone inside the sandbox's child process and so raises builtins only.
+"""
+
+from __future__ import annotations
+
+
+class SpecDefectsError(Exception):
+    """Root of every error specdefects reports to its user."""
+
+
+class SpecDefectsInputError(SpecDefectsError, ValueError):
+    """Bad input: data, arguments, files or names the caller passed."""
+
+
+class SpecDefectsRuntimeError(SpecDefectsError, RuntimeError):
+    """The environment failed: a model engine, a server, the Hub, a sandbox."""
