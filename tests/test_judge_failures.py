@@ -307,3 +307,24 @@ def test_round8_failures_are_refused(he, mbpp, lcb):
     for seed in range(6):
         picks = _aligned_alternatives([sing, plur], random.Random(seed))
         assert picks[("synonym", "subarrays")] == picks[("synonym", "subarray")] + "s"
+
+
+def test_round9_failures_are_refused(he, mbpp, lcb):
+    """Round 9 (seed 34): a constraint the function's name still says (sum_to_n, set_Bit_Number,
+    split_lowerstring), a term blurred in some places only, 'overall result' for a sum."""
+    from specdefects.defects import NotApplicable, mutate
+    for seed in range(4):
+        m = mutate(he["HumanEval/60"], "US", seed=seed)
+        assert isinstance(m, NotApplicable) or "from 1 to n" in m.task.description
+        for task_id, kept in (("302", "set bit"), ("15", "lower")):
+            m = mutate(mbpp[task_id], "US", seed=seed)
+            assert isinstance(m, NotApplicable) or kept in m.task.description or \
+                m.task.entry_point != mbpp[task_id].entry_point, task_id
+        for task in (he["HumanEval/84"], mbpp["398"]):
+            m = mutate(task, "LV", seed=seed)
+            assert isinstance(m, NotApplicable) or "overall result" not in m.task.description
+    # a term the engine can blur in some mentions only is left whole
+    from specdefects.defects.lexical_vagueness import _lexical_groups, protected
+    desc = "Each interval is a pair. The i-th interval (1 <= i <= N) ends at r_i. Merge every interval."
+    groups = {g[1]: g for g in _lexical_groups(desc, protected(desc))}
+    assert "interval" not in groups or len(groups["interval"][2]) == desc.count("interval")

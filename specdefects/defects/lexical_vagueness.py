@@ -95,8 +95,8 @@ SENSE_GUARDS_BEFORE = {  # word -> what may not precede it ("blank spaces" would
     "operation": re.compile(r"\b(?:and|or|xor|not|bitwise|shift|modulo)\s+$", re.I),
     "operations": re.compile(r"\b(?:and|or|xor|not|bitwise|shift|modulo)\s+$", re.I),
     # "a binary string" is a term of its own ("binary texts" reads wrong)
-    "string": re.compile(r"\b(?:binary|bit|ternary|decimal)\s+$", re.I),
-    "strings": re.compile(r"\b(?:binary|bit|ternary|decimal)\s+$", re.I),
+    "string": re.compile(r"\b(?:binary|bit|ternary|decimal)\s+$|indexed\s+$", re.I),
+    "strings": re.compile(r"\b(?:binary|bit|ternary|decimal)\s+$|indexed\s+$", re.I),
     # "uppercase characters" is a class of its own ("upper symbols" reads wrong)
     "character": re.compile(r"\b(?:upper|lower|uppercase|lowercase|special|alphabetic|alphanumeric)\s+$", re.I),
     "characters": re.compile(r"\b(?:upper|lower|uppercase|lowercase|special|alphabetic|alphanumeric)\s+$", re.I),
@@ -131,12 +131,28 @@ def _lexical_groups(desc: str, prot, names: frozenset[str] = frozenset()) -> lis
             found.setdefault(("synonym", lw), []).append((m.start(), m.end(), w))
     out = []
     for (k, w), occ in sorted(found.items()):
+        if len(occ) < len(_prose_mentions(desc, w)):
+            continue  # a term blurred in some places and kept in others reads as two things
         alts = ACTION_VERBS[w] if k == "verb" else DOMAIN_TERMS[w]
         if k == "synonym" and any(not DETERMINER_BEFORE.search(desc[max(0, s - 12):s]) for s, _, _ in occ):
             # after an adjective ("a binary string") a phrase reads badly ("a binary piece of text")
             alts = tuple(a for a in alts if " " not in a) or alts
+        if any(re.match(r"\s+of\b", desc[e:]) for _, e, _ in occ):
+            alts = tuple(a for a in alts if " of " not in a) or alts  # not "bunch of values of integers"
         out.append((k, w, occ, alts))
     return out
+
+
+def _prose_mentions(desc: str, word: str) -> list[int]:
+    """Where ``word`` occurs as a whole word in the statement's prose (before its formal sections,
+    whose format lines and samples keep their words anyway), code-like text aside."""
+    head = FORMAL_HEADER.search(desc)
+    end = head.start() if head else len(desc)
+    # a mention glued to code ("`word`", "word_i", "grid[i]", "f(x)") is a name; "the i-th interval (1 <= i)"
+    # is prose even where a code-like span covers it
+    return [m.start() for m in re.finditer(r"(?<![\w'`\"._-])" + re.escape(word) + r"(?![\w'`\"_\[(-])", desc[:end],
+                                           re.I)
+            if not (m.end() < len(desc) and desc[m.end()] == "." and desc[m.end() + 1:m.end() + 2].isalnum())]
 
 
 # where a statement turns formal (LiveCodeBench's Input/Output/Constraints sections, examples): the

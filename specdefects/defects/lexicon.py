@@ -39,11 +39,13 @@ DOMAIN_TERMS: dict[str, tuple[str, ...]] = {
     # numbers and quantities ("number of" is a count: see lexical_vagueness.SENSE_GUARDS)
     "number": ("value",), "numbers": ("values",),
     # not "total" (the same precision) nor "amount" (it reads as a count): combined how is left open
-    "sum": ("combined value", "overall result", "aggregate"), "sums": ("combined values", "overall results", "aggregates"),
+    # ("overall result" loses the operation: "the overall result of its digits")
+    "sum": ("combined value", "aggregate"), "sums": ("combined values", "aggregates"),
     "remainder": ("leftover", "rest"), "remainders": ("leftovers",),
     # text
     # not "line": a line is another thing ("return it as a line", "an empty line")
-    "string": ("text", "piece of text", "input"), "strings": ("texts", "pieces of text", "inputs"),
+    # not "input": "interpret as inputs", "the resulting input S" take it in another sense
+    "string": ("text", "piece of text", "sequence of symbols"), "strings": ("texts", "pieces of text", "sequences of symbols"),
     "substring": ("piece of text", "part of the text", "fragment"),
     "substrings": ("pieces of text", "fragments", "parts of the text"),
     "character": ("symbol",), "characters": ("symbols",),
@@ -107,11 +109,10 @@ ACTION_VERBS: dict[str, tuple[str, ...]] = {  # not the request frame (compute, 
     "compare": ("look at", "weigh", "set against"), "compares": ("looks at", "weighs"),
     "swap": ("switch", "exchange"), "swaps": ("switches", "exchanges"),  # not "trade": "trades case" is no English
     "rotate": ("turn", "spin", "cycle"), "rotates": ("turns", "spins", "cycles"),
-    "shift": ("move", "slide", "push"), "shifts": ("moves", "slides", "pushes"),
+    "shift": ("move", "slide"), "shifts": ("moves", "slides"),  # not "push": "letters push down"
     "iterate": ("go", "run", "walk"), "iterates": ("goes", "runs", "walks"),
     "traverse": ("go through", "walk through", "pass through"), "traverses": ("goes through", "walks through"),
     "store": ("keep", "hold", "save"), "stores": ("keeps", "holds", "saves"),
-    "select": ("pick", "choose", "take"), "selects": ("picks", "chooses", "takes"),
     "encode": ("transform", "scramble", "convert"), "encodes": ("transforms", "scrambles", "converts"),
     "decode": ("transform back", "unscramble", "convert back"),
     "decodes": ("transforms back", "unscrambles", "converts back"),
@@ -131,18 +132,18 @@ PHRASES: dict[str, tuple[str, ...]] = {
     r"each character": ("every symbol", "each mark"),
     r"each word": ("every term", "each chunk"),
     r"the length of": ("the size of",),
-    r"the sum of": ("the combined value of", "the overall result of", "the aggregate of"),
+    r"the sum of": ("the combined value of", "the aggregate of"),
     r"the product of": ("what you get multiplying", "the result of multiplying"),
-    r"a given string": ("some text", "a piece of text", "the text"),
-    r"the given string": ("the text", "the text provided", "the input text"),
+    r"a given string": ("some text", "a sequence of symbols", "an input"),
+    r"the given string": ("the text", "the symbols provided", "the input"),
     r"a given list": ("some items", "a bunch of items", "the collection"),
-    r"the given list": ("the items", "the items provided", "the bunch of items"),
+    r"the given list": ("the items", "the items provided"),  # not "the bunch": "in the bunch of items"
     r"a list of numbers": ("some values", "a bunch of values", "a series of values"),
     r"a list of strings": ("some texts", "a bunch of texts", "a series of texts"),
     r"list of numbers": ("bunch of values", "series of values", "set of values"),
     r"list of strings": ("bunch of texts", "series of texts", "set of texts"),
     r"in the list": ("in the collection", "among the items", "in there"),
-    r"in the string": ("in the text", "within the text"),
+    r"in the string": ("in the text", "in the input"),
     r"the number of times": ("how often",),
     # a two-way condition made one-way: "good if and only if" -> "good when"
     r"if and only if": ("when", "whenever"),
