@@ -19,6 +19,7 @@ reused) and the ``auto`` choice.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 
 from ..errors import SpecDefectsInputError
@@ -49,12 +50,24 @@ def _auto_choice() -> str:
     raise SandboxError("no sandbox provider works here: " + "; ".join(why_not))
 
 
+# the provider "auto" means in every path that runs code (the CLI's --sandbox default, lm-eval scoring,
+# the leaderboard worker), e.g. SPECDEFECTS_SANDBOX=docker for a provider registered by another package
+SANDBOX_ENV = "SPECDEFECTS_SANDBOX"
+
+
 def get_sandbox(kind: str | Sandbox = "auto", **kw) -> Sandbox:
-    """A sandbox provider: a name from :data:`PROVIDERS` (``"bwrap"``, ``"rlimit"``) or ``"auto"``
-    (bwrap when it works, else rlimit with a loud warning).  Without keyword arguments the instance
-    is shared per process (its warm workers are reused); with them a new one is built."""
+    """A sandbox provider: a name from :data:`PROVIDERS` (``"bwrap"``, ``"rlimit"``, or one another
+    package registers in the ``specdefects.sandboxes`` entry-point group) or ``"auto"``: the provider
+    named by ``$SPECDEFECTS_SANDBOX`` when set, else bwrap when it works, else rlimit with a loud
+    warning.  Without keyword arguments the instance is shared per process (its warm workers are
+    reused); with them a new one is built."""
     if isinstance(kind, Sandbox):
         return kind
+    if kind == "auto" and os.environ.get(SANDBOX_ENV, "").strip() not in ("", "auto"):
+        kind = os.environ[SANDBOX_ENV].strip()
+        if kind not in PROVIDERS:
+            raise SpecDefectsInputError(f"{SANDBOX_ENV}={kind!r} names no sandbox provider; "
+                                        f"choose auto, {', '.join(PROVIDERS)}")
     if kind not in ("auto", *PROVIDERS):
         raise SpecDefectsInputError(f"unknown sandbox {kind!r}; choose auto, {', '.join(PROVIDERS)}")
     if kw:
@@ -74,4 +87,4 @@ def get_sandbox_unlocked(kind: str) -> Sandbox:
 
 __all__ = ["Sandbox", "BwrapSandbox", "RlimitSandbox", "WorkerSandbox", "Limits", "ProgramResult", "SandboxError",
            "PROVIDERS", "register", "get_sandbox", "bwrap_available", "minimal_env", "interpreter_flags",
-           "AUTO_ORDER", "BWRAP", "DEFAULT_PYTHON", "UID_BASE", "UID_RANGE"]
+           "AUTO_ORDER", "BWRAP", "DEFAULT_PYTHON", "UID_BASE", "UID_RANGE", "SANDBOX_ENV"]
