@@ -451,10 +451,11 @@ def test_bad_arguments():
 # measured values (HumanEval 114/164, MBPP 182/974 at seed 0), not the 95% bar: precision comes
 # first (see the hand check in the card; "convert a list[ to a tuple]" and "find the[ minimum] value"
 # leave no task, so a one-sentence request keeps its conversion target and its superlative).
-# floors, not goals (issue 25's goals are a report): HumanEval US fell from 0.68 to 0.66 when the
-# engine stopped deleting what the function's name still says (sum_to_n: "from 1 to n", round 9)
-COVERAGE_BARS = {("humaneval", "LV"): 0.95, ("humaneval", "SF"): 0.95, ("humaneval", "US"): 0.66,
-                 ("mbpp", "LV"): 0.95, ("mbpp", "SF"): 0.95, ("mbpp", "US"): 0.18}
+# floors, not goals (issue 25's goals are a report): HumanEval US fell from 0.68 to 0.64 when the
+# engine stopped deleting what the function's name still says (sum_to_n: "from 1 to n", round 9), a
+# parenthetical gloss or "consecutive" beside "every two" (round 10)
+COVERAGE_BARS = {("humaneval", "LV"): 0.95, ("humaneval", "SF"): 0.95, ("humaneval", "US"): 0.63,
+                 ("mbpp", "LV"): 0.95, ("mbpp", "SF"): 0.95, ("mbpp", "US"): 0.17}
 COMPLIANCE_BARS = {"LV": 0.95, "SF": 0.95, "US": 0.85}
 
 

@@ -139,7 +139,8 @@ def test_sf_whitespace_only_and_tabs_are_not_compliant(he):
 def test_lv_engine_has_no_fingerprint_and_no_broken_text(he, mbpp):
     for name, tasks in (("humaneval", list(he.values())), ("mbpp", list(mbpp.values()))):
         mutants, skipped = mutate_many(tasks, ("LV",), seed=0, progress=False)
-        assert len(mutants) >= 0.97 * len(tasks), (name, len(mutants), skipped[:3])
+        # (0.96: a task whose only terms are same-precision words or terms it cannot blur everywhere is skipped)
+        assert len(mutants) >= 0.96 * len(tasks), (name, len(mutants), skipped[:3])
         added = Counter()
         for m in mutants:
             before = Counter(w.lower() for w in re.findall(r"[A-Za-z]{3,}", m.original.prompt))
@@ -328,3 +329,23 @@ def test_round9_failures_are_refused(he, mbpp, lcb):
     desc = "Each interval is a pair. The i-th interval (1 <= i <= N) ends at r_i. Merge every interval."
     groups = {g[1]: g for g in _lexical_groups(desc, protected(desc))}
     assert "interval" not in groups or len(groups["interval"][2]) == desc.count("interval")
+
+
+def test_round10_failures_are_refused(he, mbpp, lcb):
+    """Round 10 (seed 35): a term kept in its other number (vertex/vertices, Edge i), 'in there', a
+    same-precision rename (generate -> make, convert -> change), 'every two[ consecutive]', a
+    parenthetical gloss, 'those characters[ which ...]'."""
+    from specdefects.defects import NotApplicable, mutate
+    for seed in range(4):
+        for task_id in ("lcbpub-0657", "lcbpub-0775"):  # "vertices" blurred while "vertex i" stays
+            m = mutate(lcb[task_id], "LV", seed=seed)
+            assert isinstance(m, NotApplicable) or not [o for o in m.ops if o.before.lower().endswith("vertices")]
+        m = mutate(he["HumanEval/47"], "LV", seed=seed)
+        assert isinstance(m, NotApplicable) or "in there" not in m.task.description
+        assert isinstance(mutate(he["HumanEval/163"], "LV", seed=seed), NotApplicable)  # generate -> make only
+        m = mutate(he["HumanEval/5"], "US", seed=seed)
+        assert isinstance(m, NotApplicable) or "consecutive" in m.task.description
+        m = mutate(he["HumanEval/1"], "US", seed=seed)
+        assert isinstance(m, NotApplicable) or "(each open brace is properly closed" in m.task.description
+        m = mutate(mbpp["776"], "US", seed=seed)
+        assert isinstance(m, NotApplicable) or "neighbors" in m.task.description

@@ -102,6 +102,8 @@ SENSE_GUARDS_BEFORE = {  # word -> what may not precede it ("blank spaces" would
     "characters": re.compile(r"\b(?:upper|lower|uppercase|lowercase|special|alphabetic|alphanumeric)\s+$", re.I),
     "keys": re.compile(r"\b(?:white|black|piano)\s+$", re.I), "key": re.compile(r"\b(?:white|black|piano)\s+$", re.I),
 }
+KEYBOARD = re.compile(r"\bkeyboard|\bpress(?:es|ed|ing)?\b", re.I)
+NAMED_BEFORE = re.compile(r"\b(?:[A-Z][a-z]*[A-Z0-9][A-Za-z0-9]*|[A-Z][a-z]+)\s+$")  # "ABC ", "Fibonacci ", "Fib4 "
 SYMBOL_CHARS = re.compile(r"'[^\w\s']'")  # a quoted punctuation character: '@', '#', '$'
 Group = tuple  # (kind, key, occurrences [(start, end, text)], alternatives)
 
@@ -116,9 +118,12 @@ def _lexical_groups(desc: str, prot, names: frozenset[str] = frozenset()) -> lis
         lw = w.lower()
         if w != lw and not (w[:1].isupper() and w[1:].islower()):
             continue  # acronyms and MixedCase are names
-        if lw in names or (lw in ("character", "characters") and SYMBOL_CHARS.search(desc)):
-            continue  # (a statement whose characters include '@' or '#': "symbols" would mean those)
+        if lw in names or (lw in ("character", "characters") and SYMBOL_CHARS.search(desc)) or \
+                (lw in ("key", "keys") and KEYBOARD.search(desc)):
+            continue  # (characters that include '@': "symbols" would mean those; a keyboard's keys are not labels)
         before = desc[max(0, m.start() - 12):m.start()]
+        if NAMED_BEFORE.search(before) and not re.search(r"(?:[.!?:]|\n)\s*\S+\s+$|^\S+\s+$", desc[:m.start()]):
+            continue  # part of a coined name: "an Extended ABC string", "the Fibonacci sequence"
         if overlaps(m.span(), prot) or (lw in SENSE_GUARDS and SENSE_GUARDS[lw].match(desc, m.end())) or \
                 (lw in SENSE_GUARDS_BEFORE and SENSE_GUARDS_BEFORE[lw].search(before)):
             continue
@@ -131,8 +136,10 @@ def _lexical_groups(desc: str, prot, names: frozenset[str] = frozenset()) -> lis
             found.setdefault(("synonym", lw), []).append((m.start(), m.end(), w))
     out = []
     for (k, w), occ in sorted(found.items()):
-        if len(occ) < len(_prose_mentions(desc, w)):
-            continue  # a term blurred in some places and kept in others reads as two things
+        sib = _sibling_key(w)
+        if len(occ) < len(_prose_mentions(desc, w)) or \
+                (_prose_mentions(desc, sib) and len(found.get((k, sib), ())) < len(_prose_mentions(desc, sib))):
+            continue  # a term blurred in some places (or in one number only) and kept in others reads as two things
         alts = ACTION_VERBS[w] if k == "verb" else DOMAIN_TERMS[w]
         if k == "synonym" and any(not DETERMINER_BEFORE.search(desc[max(0, s - 12):s]) for s, _, _ in occ):
             # after an adjective ("a binary string") a phrase reads badly ("a binary piece of text")
@@ -469,7 +476,14 @@ def _draw(task: Task, seed: int, rng, groups) -> Mutant:
     return mutant
 
 
+IRREGULAR_PLURALS = {"vertex": "vertices", "index": "indices", "matrix": "matrices"}
+_SINGULARS = {v: k for k, v in IRREGULAR_PLURALS.items()}
+
+
 def _sibling_key(word: str) -> str:
+    """The other number of ``word`` (vertex/vertices, list/lists)."""
+    if word in IRREGULAR_PLURALS or word in _SINGULARS:
+        return IRREGULAR_PLURALS.get(word) or _SINGULARS[word]
     return word[:-1] if word.endswith("s") else word + "s"
 
 

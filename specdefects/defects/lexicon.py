@@ -27,7 +27,7 @@ from __future__ import annotations
 
 DOMAIN_TERMS: dict[str, tuple[str, ...]] = {
     # containers
-    "list": ("collection", "group", "sequence"), "lists": ("collections", "groups", "sequences"),
+    "list": ("collection", "group", "sequence", "series"), "lists": ("collections", "groups", "sequences", "series"),
     # not "group" for an array: "integer group", "circularly sorted group" read wrong
     "array": ("sequence", "collection", "series"), "arrays": ("sequences", "collections", "series"),
     "tuple": ("group",), "tuples": ("groups",),
@@ -142,8 +142,8 @@ PHRASES: dict[str, tuple[str, ...]] = {
     r"a list of strings": ("some texts", "a bunch of texts", "a series of texts"),
     r"list of numbers": ("bunch of values", "series of values", "set of values"),
     r"list of strings": ("bunch of texts", "series of texts", "set of texts"),
-    r"in the list": ("in the collection", "among the items", "in there"),
-    r"in the string": ("in the text", "in the input"),
+    r"in the list": ("in the collection", "among the items"),  # not "in there": "items in there l"
+    r"in the string": ("in the text",),  # not "in the input": the string meant may be another one
     r"the number of times": ("how often",),
     # a two-way condition made one-way: "good if and only if" -> "good when"
     r"if and only if": ("when", "whenever"),
@@ -197,11 +197,11 @@ IDENT_PARTS: dict[str, tuple[str, ...]] = {
 # checkArray -> checkSeq): a mutant may carry them, but one made of nothing else blurs nothing, so
 # the mutator needs at least one other group and the judge rejects a mutant with only these.
 WEAK_TERMS = frozenset("element elements contain contains represent represents representing appear appears "
-                       "remove removes removing delete deletes deleting "
+                       "remove removes removing delete deletes deleting append appends appending "
                        "occur occurs consecutive".split())
 WEAK_IDENT_PARTS = frozenset("list lst lists array arr nums numbers number num elements element elem str string sum sums "
                              "strings tuple tuples tup dict dictionary res result val value values txt text idx "
-                             "index len length remove delete".split())
+                             "index len length remove delete generate create convert shift".split())
 
 # Parts of the request frame in a name (find_max, check_valid): renaming only these blurs nothing
 IDENT_FRAME = frozenset("find get check compute calculate calc do solve func function fn is has".split())

@@ -741,7 +741,7 @@ SUPERLATIVE = re.compile(r"\b(?:maximum|minimum|max|min|largest|smallest|most|le
 RELATIVE_CLAUSE = re.compile(r",?\s+(?:that|which|who|whose|such that|so that|where)\b", I)
 # a relative clause that only says the thing is there ("the values[ that are present] in the tuple list")
 FILLER_WORDS = {"present", "given", "available", "there", "stored", "contained", "exist", "existing", "included"}
-LITERAL_RETURN = re.compile(r"\b(?:return|output|print)s?\s+(None|-1|True|False|\"[^\"\n]*\"|'[^'\n]*')", I)
+LITERAL_RETURN = re.compile(r"\b(?:(?:return|output|print)s?|or)\s+(None|-1|True|False|\"[^\"\n]*\"|'[^'\n]*')", I)
 LONE_LETTER = re.compile(r"(?<![\w'\"])([b-zB-HJ-Z])(?![\w'\"])")
 
 
@@ -797,7 +797,7 @@ def spoiled(task: Task, s: int, e: int, rep: str = "", category: str = "") -> st
     if relative:
         if re.match(r",?\s+(?:that|which|who)\s+(?:is|are)\b.*\b(?:is|are)\b", deleted, I):
             return "the clause takes the predicate of its sentence with it"
-        if re.search(r"\b(?:the\s+ones?|ones|those)\s*$", desc[:s], I):
+        if re.search(r"\b(?:the\s+ones?|ones|those|these)(?:\s+[a-z]+)?\s*$", desc[:s], I):
             return "the clause is all that says which one is meant"
         if SUPERLATIVE.search(deleted) or re.search(r"\bthe\s+" + SUPERLATIVE.pattern + r"\s+[\w-]+\s*$", desc[:s], I):
             return "the clause states the objective (or the domain of a superlative): no task is left"
@@ -811,6 +811,14 @@ def spoiled(task: Task, s: int, e: int, rep: str = "", category: str = "") -> st
     notes = re.sub(r"^\s*>>>.*\n.*$", "", outside, flags=re.M)  # doctests show values, not rules
     if len(content_words(deleted)) >= 3 and _said_again(deleted, notes):
         return "the prompt states it again after the description (a Note)"
+    if re.fullmatch(r"\s*(?:consecutive|adjacent)\s*", deleted, I) and re.search(
+            r"\b(?:between|of)\s+(?:every|each)\s+two\b|\bneighbo", new, I):
+        # "insert between every two[ consecutive] elements": every two elements are the adjacent ones
+        return "'every two' still says which pairs"
+    if re.fullmatch(r",?\s*\([^()\d]*\)\s*", deleted) and len(re.findall(r"[A-Za-z]+", deleted)) >= 4 and \
+            not re.search(r"\b(?:inclusive|exclusive|not|only|except|unless)\b", deleted, I):
+        # "balanced (every opening bracket has a closing one)", "(mean in this case)": a gloss of a term kept
+        return "a parenthetical gloss of a term the text still names"
     if BLANKET_VALIDITY.search(deleted):
         return "a blanket 'the input is valid' assumption, which constrains no answer"
     if re.search(r"\bmodulo\b|\bmod\b", deleted, I) and re.search(r"\b(?:very\s+)?(?:large|big|huge)\b", sentence_of(new, s), I):
