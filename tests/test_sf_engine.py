@@ -248,3 +248,18 @@ def test_odd_statements_never_crash(text):
             assert squash(r.task.prompt) != squash(r.original.prompt)
             assert re.findall(r"\$[^$\n]*\$", r.task.description) == re.findall(r"\$[^$\n]*\$", text)
             assert judge_rules(r)["compliance"] == 1, (r.ops, judge_rules(r))
+
+
+def test_sf_never_types_a_typo_into_sample_data():
+    """Round 10: 'abcarc' -> 'abvarc' under "Sample Input 1" changed the sample, not its form."""
+    from specdefects.defects import mutate
+    from specdefects.records import Task
+    desc = ("You are given two strings S and T of length N. Find how many characters differ.\n\nSample Input 1\n\n"
+            "6\nabcarc\nagcahc\n\nSample Output 1\n\n2\n\nS and T differ in the second and fifth characters.\n\n"
+            "Sample Input 2:\nbanana\n\nbandana\n")
+    t = Task(benchmark="livecodebench", task_id="lcb-sf", description=desc, prompt=desc, test_kind="stdin",
+             description_span=(0, len(desc)))
+    for seed in range(40):
+        new = mutate(t, "SF", seed=seed).task.description
+        for value in ("abcarc", "agcahc", "banana", "bandana"):
+            assert value in new, (seed, value)

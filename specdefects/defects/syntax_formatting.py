@@ -132,6 +132,25 @@ def _typo_edits(desc: str, prot, keep: set[str]) -> list[Edit]:
     return out
 
 
+SAMPLE_HEADING_RX = re.compile(r"^[ \t]*Sample (?:Input|Output)(?: \d+)?[ \t]*:?[ \t]*$", re.M)
+
+
+def _sample_data_spans(desc: str) -> list[tuple[int, int]]:
+    """The data under each "Sample Input k" / "Sample Output k" heading, up to the next sample or the
+    first line of prose: a typo there changes a value of the sample ("abcarc" -> "abvarc"), not its
+    form (blank lines between values, as Codeforces statements have them, stay inside)."""
+    spans = []
+    for m in SAMPLE_HEADING_RX.finditer(desc):
+        start = end = m.end()
+        for line in re.finditer(r"[^\n]*(?:\n|$)", desc[start:]):
+            text = line.group(0)
+            if not text or SAMPLE_HEADING_RX.match(text.rstrip("\n")) or len(re.findall(r"[A-Za-z]{2,}", text)) >= 4:
+                break  # the next sample, or the explanation's prose (which may be corrupted)
+            end = start + line.end()
+        spans.append((start, end))
+    return spans
+
+
 def _digits_around(text: str, i: int) -> bool:
     return text[i - 1:i].isdigit() and text[i + 1:i + 2].isdigit()
 
@@ -423,7 +442,7 @@ def _draw(pool: list[Edit], n: int, rng, taken: list[Edit]) -> list[Edit]:
 def _mutate(task: Task, seed: int) -> Mutant:
     rng = rng_for(task, DEFECT, seed)
     desc = task.description
-    prot = merge_spans(protected_spans(desc) + _latex_spans(desc))
+    prot = merge_spans(protected_spans(desc) + _latex_spans(desc) + _sample_data_spans(desc))
     typos = _typo_edits(desc, prot, _identifiers(task))
     puncts = _punct_edits(desc, prot)
     if all(e.weak for e in puncts):
