@@ -147,3 +147,19 @@ def test_plain_lm_eval_runs_our_tasks_from_the_installed_package(installed, tmp_
     assert "building humaneval locally" in r.stderr  # the offline-mode path of the local build
     res = _results(out)["results"]["spec_defects_humaneval_lv"]
     assert res["pass@1,sandbox"] == 0.0  # random weights: real answers, sandboxed, scored, and wrong
+
+
+def test_building_the_wheel_warns_of_nothing(tmp_path):
+    """The data folders (defects/stored, validator/default, leaderboard/published) are packages of
+    their own: setuptools builds the wheel without a 'Package would be ignored' warning, and ships them."""
+    r = subprocess.run([PY, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-v", "-w", str(tmp_path),
+                        str(ROOT)], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    out = r.stdout + r.stderr
+    assert "would be ignored" not in out and "BuildBackendWarning" not in out, out[-3000:]
+    (wheel,) = tmp_path.glob("specdefects-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    for data in ("specdefects/defects/stored/hand_check.csv", "specdefects/validator/default/hybrid.json",
+                 "specdefects/leaderboard/published/"):
+        assert any(n.startswith(data) for n in names), data
+    assert not [n for n in names if "__pycache__" in n]
