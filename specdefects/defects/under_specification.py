@@ -832,7 +832,8 @@ def spoiled(task: Task, s: int, e: int, rep: str = "", category: str = "") -> st
             _said_again(deleted, desc[section[0]:section[1]] + " find determine return compute calculate"):
         # ("find the minimum number of edges" is the Output section's "print the minimum number of edges")
         return "the statement's Output section states it again"
-    if _fragments(new) > _fragments(desc):
+    lo = max(0, s - FRAGMENT_WINDOW)  # only the text around the deletion can change (the same edges on both sides)
+    if _fragments(new[lo:s + len(rep) + FRAGMENT_WINDOW]) > _fragments(desc[lo:e + FRAGMENT_WINDOW]):
         # "Knowing that (a) is less then 100." -> "Knowing.", "a string of length[ n], consisting of"
         return "the text left has a fragment (a dangling word or a one-word sentence)"
     sentence = re.split(r"[.!?](?:\s|$)", new[:s + len(rep)])[-1] + re.split(r"(?<=[.!?])(?:\s|$)",
@@ -860,6 +861,9 @@ def sentence_of(text: str, at: int) -> str:
 # a word that cannot end a clause, left before a closing mark by a deletion ("of length,", "always)")
 DANGLING = re.compile(r"(?<![(\w])(?:of\s+(?:length|size)|always|never|than|must|should|of|to|with|by|from|the|a|an)\s*[).,;:]",
                       I)
+
+
+FRAGMENT_WINDOW = 300
 
 
 def _fragments(text: str) -> int:
