@@ -274,3 +274,18 @@ def test_end_to_end_with_specdefects_eval_reference_model(tmp_path, monkeypatch)
     row = next(x for x in load_board(store).robustness if x["Model"] == "org/reference")
     assert (row["Orig"], row["LV"], row["ΔLV"]) == (100.0, 100.0, 0.0)
     assert list((tmp_path / "st" / "results" / req["id"]).glob("samples_spec_defects_humaneval_lv_*.jsonl"))
+
+
+def test_the_app_reads_its_columns_from_one_table():
+    """A column is one row of the column table: headers, datatypes and the one-decimal formatting the
+    app uses all derive from it (no positional list to keep aligned by hand)."""
+    from specdefects.leaderboard import app, results
+    for table, headers in ((results.ROBUSTNESS_TABLE, results.ROBUSTNESS_COLUMNS),
+                           (results.FOLLOW_TABLE, results.FOLLOW_COLUMNS),
+                           (results.DETECTOR_TABLE, results.DETECTOR_COLUMNS)):
+        assert [c.label for c in table] == headers
+        assert {c.dtype for c in table} <= {"str", "number"}
+        assert all(c.dtype == "number" for c in table if c.decimals is not None)
+    assert app.ROBUSTNESS_TYPES == [c.dtype for c in results.ROBUSTNESS_TABLE]
+    assert app.ROBUSTNESS_TYPES[results.ROBUSTNESS_COLUMNS.index("ΔUS")] == "number"
+    assert set(app.FOLLOW_ONE_DECIMAL) == {c.label for c in results.FOLLOW_TABLE if c.decimals == 1}

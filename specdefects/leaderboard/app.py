@@ -14,9 +14,12 @@ import re
 from .results import (
     BENCHMARKS,
     DETECTOR_COLUMNS,
+    DETECTOR_TABLE,
     FOLLOW_COLUMNS,
+    FOLLOW_TABLE,
     QUEUE_COLUMNS,
     ROBUSTNESS_COLUMNS,
+    ROBUSTNESS_TABLE,
     SOURCE_LABEL,
     detectors_frame,
     follow_frame,
@@ -87,10 +90,8 @@ def _warnings_md(warnings: list[str]) -> str:
     return f"**⚠ {len(warnings)} file(s) could not be used and were skipped:**\n{items}{more}"
 
 
-NUM = "number"
-ROBUSTNESS_TYPES = ["str", "str", NUM, NUM, NUM, NUM, NUM, NUM, NUM, "str", "str", "str", "str", "str", "str"]
-FOLLOW_ONE_DECIMAL = ("Switching %", "CI low", "CI high", "Tests A adherence %", "Tests B adherence %",
-                      "Explicit A %", "Explicit B %")
+ROBUSTNESS_TYPES = [c.dtype for c in ROBUSTNESS_TABLE]  # the column table, not a list kept aligned by hand
+FOLLOW_ONE_DECIMAL = tuple(c.label for c in FOLLOW_TABLE if c.decimals == 1)
 
 
 def _handlers(store, published):
@@ -172,7 +173,7 @@ def _follow_tab(gr):
     """The follow-tests table."""
     with gr.Tab("Follows tests", id="follow"):
         follow = gr.Dataframe(headers=FOLLOW_COLUMNS, interactive=False, elem_id="follow-table",
-                              datatype=["str", NUM, "str", NUM, NUM, NUM, NUM, NUM, NUM, "str"])
+                              datatype=[c.dtype for c in FOLLOW_TABLE])
     return follow
 
 
@@ -180,7 +181,7 @@ def _detectors_tab(gr):
     """Table 5: the detectors."""
     with gr.Tab("Detectors", id="detectors"):
         det = gr.Dataframe(headers=DETECTOR_COLUMNS, interactive=False, elem_id="detectors-table",
-                           datatype=["str", NUM, NUM, NUM, NUM, NUM, NUM, "str"])
+                           datatype=[c.dtype for c in DETECTOR_TABLE])
     return det
 
 

@@ -348,11 +348,46 @@ def load_board(store=None, published: str | Path | None = None) -> Board:
 
 
 # ------------------------------------------------------------------------------------------------
-ROBUSTNESS_COLUMNS = ["Model", "Benchmark", "Orig", "US", "ΔUS", "LV", "ΔLV", "SF", "ΔSF", "Δ on", "Size", "Type",
-                      "Source", "Revision", "Precision"]
-FOLLOW_COLUMNS = ["Model", "Switching %", "95% CI", "CI low", "CI high", "Tests A adherence %",
-                  "Tests B adherence %", "Explicit A %", "Explicit B %", "Source"]
-DETECTOR_COLUMNS = ["Classifier", "Trainable %", "Accuracy", "Precision", "Recall", "F1", "MCC", "Source"]
+@dataclass(frozen=True)
+class Column:
+    """One leaderboard column: its header, the app's datatype ("str" or "number"), the decimals it is
+    shown with (None: as is) and where its value comes from. The app and the frames read these
+    tables; a new column is one row here."""
+    label: str
+    dtype: str = "str"
+    decimals: int | None = None
+    source: str = ""
+
+
+NUM = "number"
+ROBUSTNESS_TABLE = (
+    Column("Model", source="the run's model id"), Column("Benchmark", source="spec_defects_<benchmark> task"),
+    Column("Orig", NUM, 1, "pass@1 on the clean rows"),
+    Column("US", NUM, 1, "pass@1 on the US rows"), Column("ΔUS", NUM, 1, "US - Orig on the same tasks (paired)"),
+    Column("LV", NUM, 1, "pass@1 on the LV rows"), Column("ΔLV", NUM, 1, "LV - Orig on the same tasks (paired)"),
+    Column("SF", NUM, 1, "pass@1 on the SF rows"), Column("ΔSF", NUM, 1, "SF - Orig on the same tasks (paired)"),
+    Column("Δ on", source="the basis of the drops: same tasks (N) or the study's unpaired layout"),
+    Column("Size", source="parameter count bucket"), Column("Type", source="the submission's model type"),
+    Column("Source", source="ours (a run here) or the study's published rows"),
+    Column("Revision", source="the model revision evaluated"), Column("Precision", source="the weights' dtype"),
+)
+FOLLOW_TABLE = (
+    Column("Model"), Column("Switching %", NUM, 1, "paired switching"), Column("95% CI", source="task bootstrap"),
+    Column("CI low", NUM, 1, "task bootstrap"), Column("CI high", NUM, 1, "task bootstrap"),
+    Column("Tests A adherence %", NUM, 1, "tests A -> rule A"), Column("Tests B adherence %", NUM, 1, "tests B -> rule B"),
+    Column("Explicit A %", NUM, 1, "rule A stated"), Column("Explicit B %", NUM, 1, "rule B stated"), Column("Source"),
+)
+DETECTOR_TABLE = tuple(Column(c) if c in ("Classifier", "Source") else Column(c, NUM, source="validator evaluate")
+                       for c in ("Classifier", "Trainable %", "Accuracy", "Precision", "Recall", "F1", "MCC", "Source"))
+
+
+def labels(table) -> list[str]:
+    return [c.label for c in table]
+
+
+ROBUSTNESS_COLUMNS = labels(ROBUSTNESS_TABLE)
+FOLLOW_COLUMNS = labels(FOLLOW_TABLE)
+DETECTOR_COLUMNS = labels(DETECTOR_TABLE)
 
 
 def robustness_frame(rows: list[dict], search: str = "", sizes=None, types=None, sources=None,
