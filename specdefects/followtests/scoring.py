@@ -13,7 +13,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..errors import SpecDefectsInputError
-from ..execution import Limits, extract_code, run_batch
+from ..execution import Limits, extract_code, score_answers
+from ..execution.answers import PROGRAM
 from ..records import CONDITIONS, Instance, Task, TestCase
 from .families.instances import outputs_agree
 
@@ -75,12 +76,15 @@ def score_generations(instances: Iterable[Instance], programs: Iterable[Any], sa
                 raise SpecDefectsInputError(f"programs[{k}]: needs 'program' or 'completion'")
             prog = extract_code(comp, entry_point=inst.entry_point)
         task = tasks.setdefault(iid, scoring_task(inst))
-        items.append((task, prog, k))
+        # run as is, without execution.prepare_answer's precheck: it would turn away answers scored
+        # today (a fence-less answer with no def/class/import line, e.g. ``f = lambda x: ...``; one
+        # over 1 MB) and extract with the instance's description as the prompt
+        items.append((task, prog, PROGRAM, k))
         metas.append((inst, _get(g, "run", 0), cond))
-    results = run_batch(items, workers=workers, limits=limits, sandbox=sandbox, progress=progress)
+    scored = score_answers(items, workers=workers, limits=limits, sandbox=sandbox, progress=progress, outputs=True)
     rows = []
-    for (inst, run, cond), res in zip(metas, results):
-        fa, fb = follows(inst, res.outputs)
+    for (inst, run, cond), d in zip(metas, scored):
+        fa, fb = follows(inst, d["outputs"])
         rows.append({"instance_id": inst.instance_id, "family_id": inst.family_id, "run": run, "condition": cond,
-                     "follows_a": fa, "follows_b": fb, "category": inst.category, "status": res.status})
+                     "follows_a": fa, "follows_b": fb, "category": inst.category, "status": d["status"]})
     return rows

@@ -29,20 +29,19 @@ else the Hub dataset :data:`HUB_ID`; ``--metadata '{"data": ..., "revision": ...
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import warnings
 from functools import partial
 
 from ..builders.local import build_command, local_build
-from ..execution import run_batch
+from ..execution import answer_failure, score_answers
 from ..followtests.controls import CONTROL_CONDITIONS
 from ..followtests.scoring import follows, scoring_task
 from ..metrics import adherence, default_rule, paired_switching
 from ..records import Instance, RecordError, Task, TestCase
 from . import SpecDefectsDataError, load_test_split
-from .scoring import _as_json, _fail, _load, _workers, precheck, score_responses
+from .scoring import as_json, load_score, score_responses, workers_from_env
 
 HUB_ID = "specdefects/follow-tests"
 DATA_ENV = "SPECDEFECTS_FOLLOW_DATA"
@@ -175,7 +174,7 @@ def heldout_task(doc: dict):
 def score_heldout(resps, docs):
     """``filter_fn`` of the matched and quality tasks: pass/fail on the held-out tests, in one
     sandbox batch (see :func:`specdefects.lmeval.scoring.score_responses`)."""
-    return _as_json(score_responses(resps, docs, style="instruct", task_fn=heldout_task))
+    return as_json(score_responses(resps, docs, style="instruct", task_fn=heldout_task))
 
 
 def score_paired(resps, docs):
@@ -189,23 +188,24 @@ def score_paired(resps, docs):
             task = scoring_task(inst)
         except Exception as e:
             for j in range(len(rs)):
-                out[i][j] = {**_fail(f"bad dataset row: {e}", status="error"), "follows_a": False, "follows_b": False}
+                out[i][j] = {**answer_failure(f"bad dataset row: {e}", status="error"), "follows_a": False,
+                             "follows_b": False}
             continue
         for j, r in enumerate(rs):
-            program, failure = precheck(r, task, "instruct")
-            if failure is not None:
-                out[i][j] = {**failure, "follows_a": False, "follows_b": False}
-            else:
-                items.append((task, program, j))
-                where.append((i, j, inst, program))
+            items.append((task, r, "instruct", j))
+            where.append((i, j, inst))
     if items:
-        results = run_batch(items, workers=_workers(), progress=True)
-        for (i, j, inst, program), res in zip(where, results):
-            fa, fb = follows(inst, res.outputs)
-            out[i][j] = {"status": res.status, "follows_a": fa, "follows_b": fb,
-                         "reason": "" if (fa or fb) else (res.status if res.status != "passed" else "follows neither rule"),
-                         "code": program[:20_000], "isolation": res.isolation}
-    return [[json.dumps(d, ensure_ascii=False) for d in row] for row in out]
+        scored = score_answers(items, workers=workers_from_env(), progress=True, outputs=True)
+        for (i, j, inst), d in zip(where, scored):
+            outputs = d.pop("outputs")
+            if outputs is None:  # rejected by the precheck, never ran
+                out[i][j] = {**d, "follows_a": False, "follows_b": False}
+                continue
+            fa, fb = follows(inst, outputs)
+            out[i][j] = {"status": d["status"], "follows_a": fa, "follows_b": fb,
+                         "reason": "" if (fa or fb) else (d["status"] if d["status"] != "passed" else "follows neither rule"),
+                         "code": d["code"], "isolation": d["isolation"]}
+    return as_json(out)
 
 
 def process_paired(doc: dict, results: list) -> dict:
@@ -216,7 +216,7 @@ def process_paired(doc: dict, results: list) -> dict:
         scores.extend(r if isinstance(r, list) else [r])
     rows = []
     for run, s in enumerate(scores):
-        d = _load(s)
+        d = load_score(s)
         rows.append({"instance_id": doc["instance_id"], "family_id": doc["family_id"], "run": run,
                      "condition": doc["condition"], "follows_a": d.get("follows_a") is True,
                      "follows_b": d.get("follows_b") is True})
