@@ -30,14 +30,19 @@ PLUGIN = textwrap.dedent('''
 ''')
 
 
+def _installed(site: Path, name: str, entry: str) -> None:
+    """A distribution ``name`` on ``site`` (a dist-info on sys.path) declaring one sandbox entry point."""
+    dist = site / f"{name.replace('-', '_')}-0.1.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text(f"[specdefects.sandboxes]\n{entry}\n")
+
+
 @pytest.fixture
 def plugin_env(tmp_path):
-    """An installed distribution (a dist-info on sys.path) declaring one provider, 'recording'."""
+    """An installed distribution declaring one provider, 'recording'."""
     site = tmp_path / "site"
-    dist = site / "recording_sandbox-0.1.dist-info"
-    dist.mkdir(parents=True)
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: recording-sandbox\nVersion: 0.1\n")
-    (dist / "entry_points.txt").write_text("[specdefects.sandboxes]\nrecording = recording_sandbox:RecordingSandbox\n")
+    _installed(site, "recording-sandbox", "recording = recording_sandbox:RecordingSandbox")
     (site / "recording_sandbox.py").write_text(PLUGIN)
     log = tmp_path / "ran.log"
     env = {**os.environ, "PYTHONPATH": str(site), "RECORDING_LOG": str(log), "SPECDEFECTS_SANDBOX": "recording"}
@@ -82,10 +87,7 @@ def test_a_provider_name_nothing_registers_is_one_clear_error(tmp_path):
 
 def test_a_broken_entry_point_does_not_break_the_others(tmp_path):
     site = tmp_path / "site"
-    dist = site / "broken_sandbox-0.1.dist-info"
-    dist.mkdir(parents=True)
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-sandbox\nVersion: 0.1\n")
-    (dist / "entry_points.txt").write_text("[specdefects.sandboxes]\nbroken = no_such_module:Nothing\n")
+    _installed(site, "broken-sandbox", "broken = no_such_module:Nothing")
     env = {**os.environ, "PYTHONPATH": str(site)}
     code = "from specdefects.execution.sandbox import PROVIDERS; print(sorted(PROVIDERS))"
     r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
