@@ -222,3 +222,18 @@ def test_report_labels_public_tests_only(tmp_path):
     assert label.startswith("LiveCodeBench (public tests only in some runs")
     hidden = load_runs([tmp_path / "hidden"])
     assert ("LiveCodeBench", "Orig") in list(table4(hidden).columns)
+
+
+def test_an_answer_that_uses_the_starter_codes_typing_names_runs():
+    """LiveCodeBench's starter code says `List[str]` without importing it, and its harness runs every
+    answer after `from typing import *` and the other standard imports: a correct `class Solution`
+    answer must not fail on NameError (46 of the 0.5B's 200 Orig answers did before)."""
+    if not LCB.is_dir():
+        pytest.skip(f"needs the LiveCodeBench public repackaging at {LCB} (../shared)")
+    from specdefects.benchmarks import load_tasks
+    from specdefects.execution import score_answers
+    task = {t.task_id: t for t in load_tasks("livecodebench", str(LCB))}["lcbpub-0009"]  # countSeniors
+    answer = ("```python\nclass Solution:\n    def countSeniors(self, details: List[str]) -> int:\n"
+              "        return sum(int(d[11:13]) > 60 for d in details)\n```")
+    got = score_answers([(task, answer, "instruct")], progress=False)[0]
+    assert got["passed"], got["reason"]
