@@ -87,6 +87,16 @@ from ..errors import SpecDefectsInputError
 from ..records import RecordError, Task, TestCase, encode_value
 from ._common import Row, RowSkipped, hub_file, is_local, parse_python, read_jsonl, read_local, require, row_error
 
+# LiveCodeBench's own harness runs every answer after these imports (its starter code says `List[int]`
+# and never imports it): without them a correct `class Solution` fails on NameError. Scoring prepends it
+# (specdefects.execution.answers.prepare_answer).
+ANSWER_HEADER = "".join(f"from {m} import *\n" for m in (
+    "string", "re", "datetime", "collections", "heapq", "bisect", "copy", "math", "random", "statistics",
+    "itertools", "functools", "operator", "io", "sys", "json", "builtins", "typing")) + "".join(
+    f"import {m}\n" for m in ("string", "re", "datetime", "collections", "heapq", "bisect", "copy", "math", "random",
+                              "statistics", "itertools", "functools", "operator", "io", "sys", "json")) + \
+    "sys.setrecursionlimit(50000)\n"
+
 NAME = "livecodebench"
 HUB_ID = "livecodebench/code_generation_lite"
 DEFAULT_VERSION = "release_v6"

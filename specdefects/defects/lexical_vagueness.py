@@ -135,10 +135,13 @@ def _lexical_groups(desc: str, prot, names: frozenset[str] = frozenset()) -> lis
                 not _modifies_next_noun(desc, m.end()):
             found.setdefault(("synonym", lw), []).append((m.start(), m.end(), w))
     out = []
+    mentions = {}  # word -> how many prose mentions, counted once per word
     for (k, w), occ in sorted(found.items()):
         sib = _sibling_key(w)
-        if len(occ) < len(_prose_mentions(desc, w)) or \
-                (_prose_mentions(desc, sib) and len(found.get((k, sib), ())) < len(_prose_mentions(desc, sib))):
+        for x in (w, sib):
+            if x not in mentions:
+                mentions[x] = len(_prose_mentions(desc, x))
+        if len(occ) < mentions[w] or len(found.get((k, sib), ())) < mentions[sib]:
             continue  # a term blurred in some places (or in one number only) and kept in others reads as two things
         alts = ACTION_VERBS[w] if k == "verb" else DOMAIN_TERMS[w]
         if k == "synonym" and any(not DETERMINER_BEFORE.search(desc[max(0, s - 12):s]) for s, _, _ in occ):

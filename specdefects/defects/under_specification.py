@@ -821,9 +821,6 @@ def spoiled(task: Task, s: int, e: int, rep: str = "", category: str = "") -> st
         return "a parenthetical gloss of a term the text still names"
     if BLANKET_VALIDITY.search(deleted):
         return "a blanket 'the input is valid' assumption, which constrains no answer"
-    if re.search(r"\bmodulo\b|\bmod\b", deleted, I) and re.search(r"\b(?:very\s+)?(?:large|big|huge)\b", sentence_of(new, s), I):
-        # "Since the answer may be very large, return it[ modulo 10^9 + 7]." keeps a reason that leads nowhere
-        return "the sentence keeps the reason for the modulus it no longer states"
     if category == "ordering" and re.search(r"\w\s+and\s+\w", deleted) and re.search(r"\bby\b", deleted, I):
         # "sort by length and value": two sort keys
         return "two sort keys joined by 'and'"
@@ -838,6 +835,9 @@ def spoiled(task: Task, s: int, e: int, rep: str = "", category: str = "") -> st
         return "the text left has a fragment (a dangling word or a one-word sentence)"
     sentence = re.split(r"[.!?](?:\s|$)", new[:s + len(rep)])[-1] + re.split(r"(?<=[.!?])(?:\s|$)",
                                                                              new[s + len(rep):], maxsplit=1)[0]
+    if re.search(r"\bmodulo\b|\bmod\b", deleted, I) and re.search(r"\b(?:very\s+)?(?:large|big|huge)\b", sentence, I):
+        # "Since the answer may be very large, return it[ modulo 10^9 + 7]." keeps a reason that leads nowhere
+        return "the sentence keeps the reason for the modulus it no longer states"
     if re.match(r"\s*(?:if|when|whenever|unless|in case)\b", sentence, I) and not re.search(r"[,;]|\bthen\b",
                                                                                               sentence, I):
         return "a condition is left with no consequence"
@@ -849,13 +849,6 @@ def spoiled(task: Task, s: int, e: int, rep: str = "", category: str = "") -> st
 
 BLANKET_VALIDITY = re.compile(r"^\W*(?:you\s+(?:may|can)\s+)?assume\s+(?:that\s+)?(?:the\s+)?(?:given\s+)?"
                               r"(?:input|inputs|arguments?|string|list|array)\s+(?:is|are)\s+(?:always\s+)?valid\W*$", I)
-
-
-def sentence_of(text: str, at: int) -> str:
-    """The sentence of ``text`` around offset ``at``."""
-    start = max(text.rfind(". ", 0, at), text.rfind("\n", 0, at)) + 1
-    end = min([i for i in (text.find(". ", at), text.find("\n", at)) if i >= 0] or [len(text)])
-    return text[start:end + 1]
 
 
 # a word that cannot end a clause, left before a closing mark by a deletion ("of length,", "always)")
