@@ -14,6 +14,8 @@ import sys
 
 from . import __version__
 from .errors import SpecDefectsError, SpecDefectsInputError
+from .registry import benchmark_types
+from .vocabulary import DEFECT_VARIANTS, listing
 
 
 class UsageError(SpecDefectsInputError):
@@ -273,7 +275,7 @@ def _add_harness_check_parser(sub) -> None:
                                    "through the --sandbox provider (auto: every registered one); exit status 1 "
                                    "when a check fails that the provider does not declare as not isolated.")
     what = p.add_mutually_exclusive_group(required=True)
-    what.add_argument("--benchmark", help="humaneval, mbpp, humanevalplus, mbppplus or livecodebench")
+    what.add_argument("--benchmark", help=listing(benchmark_types()))
     what.add_argument("--self-check", dest="func", action="store_const", const=cmd_self_check,
                       help="check the sandbox provider itself (honours --sandbox and --json only)")
     p.add_argument("--source", default=None,
@@ -301,13 +303,13 @@ def _add_demo_parser(sub) -> None:
 def _add_mutate_parser(sub) -> None:
     """mutate: one defect type into benchmark tasks, with the changes shown."""
     p = sub.add_parser("mutate", help="inject one defect type into benchmark tasks and show the changes",
-                       description="Make LV/US/SF mutants of a benchmark's tasks (rule engine or an LLM), write them as "
+                       description=f"Make {'/'.join(DEFECT_VARIANTS)} mutants of a benchmark's tasks (rule engine or an LLM), write them as "
                                    "JSON lines (Mutant.to_dict) to OUT/<benchmark>_<defect>_seed<seed>.jsonl (and "
                                    "the skipped tasks with reasons to .skipped.jsonl), and print each description "
                                    "with its changes marked: colours on a terminal, [-deleted-]{+inserted+} "
                                    "otherwise.")
-    p.add_argument("--benchmark", required=True, help="humaneval, mbpp, humanevalplus, mbppplus or livecodebench")
-    p.add_argument("--defect", required=True, choices=["LV", "US", "SF", "all"], help="defect type, or all three")
+    p.add_argument("--benchmark", required=True, help=listing(benchmark_types()))
+    p.add_argument("--defect", required=True, choices=[*DEFECT_VARIANTS, "all"], help="defect type, or all of them")
     p.add_argument("--engine", default="rules", choices=["rules", "llm"],
                    help="rules (pattern-based, offline) or llm (an instruction model with a compliance loop)")
     p.add_argument("--llm", default=os.environ.get("SPECDEFECTS_LLM"),

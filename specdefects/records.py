@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from .errors import SpecDefectsInputError
+from .registry import CLEAN, LiveSequence, defect_codes
 
 # EvalPlus test values include integers of more than 4,300 digits, which Python's default
 # int<->str cap refuses to parse or print; our literals are data, never evaluated code.
@@ -285,7 +286,8 @@ class ExecResult:
         return cls(**{k: v for k, v in d.items() if k in known})
 
 
-DEFECTS = ("clean", "LV", "US", "SF")
+# the rows' labels: clean, then every registered defect code (LV, US, SF; live: see specdefects.registry)
+DEFECTS = LiveSequence(lambda: (CLEAN, *defect_codes()))
 US_CATEGORIES = ("numeric_bound", "ordering", "input_precondition", "output_edge_case", "formula",
                  "error_handling", "output_format")
 

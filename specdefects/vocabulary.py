@@ -14,32 +14,65 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from .records import DEFECTS
+from .registry import CLEAN, LiveMapping, LiveSequence, benchmark_types, defect_codes, defect_types
 
+# Every name below is derived from the registry (specdefects.registry) and read live: a defect or
+# benchmark registered at run time appears in them, even where they were imported before.
 GROUP = "spec_defects"
-BENCHMARKS = ("humaneval", "mbpp", "livecodebench")
-BENCHMARK_LABELS = {"humaneval": "HumanEval", "mbpp": "MBPP", "livecodebench": "LiveCodeBench"}
+# the spec-defects benchmarks, and their labels in tables
+BENCHMARKS = LiveSequence(lambda: tuple(benchmark_types("spec-defects")))
+BENCHMARK_LABELS = LiveMapping(lambda: {n: b.label for n, b in benchmark_types("spec-defects").items()})
 # task suffix -> the `defect` label of the dataset rows it reads
-VARIANT_DEFECT = {"orig": "clean", "lv": "LV", "us": "US", "sf": "SF"}
-# the variants as the reports name and order them (the study's Table 4: Orig, US, LV, SF)
-VARIANTS = ("orig", "US", "LV", "SF")
-VARIANT_LABELS = {"orig": "Orig", "US": "US", "LV": "LV", "SF": "SF"}
-DEFECT_VARIANTS = DEFECTS[1:]           # the injected defects, in the records' order: LV, US, SF
-LABELS = DEFECTS                         # the detector's classes: clean, LV, US, SF
+VARIANT_DEFECT = LiveMapping(lambda: {"orig": CLEAN, **{c.lower(): c for c in defect_codes()}})
+# the variants as the reports name and order them (the study's Table 4: Orig, US, LV, SF; then any other)
+VARIANTS = LiveSequence(lambda: ("orig", *sorted(defect_codes(), key=lambda c: defect_types()[c].table_order)))
+VARIANT_LABELS = LiveMapping(lambda: {"orig": "Orig", **{c: c for c in defect_codes()}})
+DEFECT_VARIANTS = LiveSequence(defect_codes)  # the injected defects, in registration order: LV, US, SF
+DEFECT_NAMES = LiveMapping(lambda: {c: d.name for c, d in defect_types().items()})  # LV -> Lexical Vagueness
+LABELS = LiveSequence(lambda: (CLEAN, *defect_codes()))  # the detector's classes: clean, LV, US, SF
 STYLES = ("completion", "instruct")
 
-_VARIANT_KEYS = {"orig": "orig", "original": "orig", "us": "US", "lv": "LV", "sf": "SF"}
-# a submission's results may name things more loosely: accepted by parse_task_name(lenient=True)
-_LENIENT_BENCHMARKS = {"he": "humaneval", "lcb": "livecodebench", "humanevalplus": "humanevalplus",
-                       "mbppplus": "mbppplus", **{b: b for b in BENCHMARKS}}
-_LENIENT_VARIANTS = {**_VARIANT_KEYS, "clean": "orig", "base": "orig"}
-_TASK_RE = re.compile(rf"^{GROUP}_(?P<benchmark>[a-z0-9]+)_(?P<variant>orig|us|lv|sf)(?P<style>_instruct)?$",
-                      re.IGNORECASE)
+# the follow-tests dataset: its benchmarks, the matched and control conditions, the quality suites
+FOLLOW_GROUP = "spec_follow_tests"
+FOLLOW_BENCHMARKS = LiveSequence(lambda: tuple(benchmark_types("follow-tests")))
+FOLLOW_BENCHMARK_LABELS = LiveMapping(lambda: {n: b.label for n, b in benchmark_types("follow-tests").items()})
+QUALITY_BENCHMARKS = LiveSequence(lambda: tuple(benchmark_types("follow-tests-quality")))
+# a spec-defects benchmark name -> the benchmark the follow-tests dataset reads for it (humaneval -> humanevalplus)
+FOLLOW_ALIASES = LiveMapping(lambda: {n: b.follow_tests_as for n, b in benchmark_types().items() if b.follow_tests_as})
+MATCHED_CONDITIONS = ("nl_only", "correct_io", "wrong_io", "inputs_only")
+CONDITION_LABELS = {"nl_only": "NL only", "correct_io": "Correct I/O", "wrong_io": "Wrong I/O",
+                    "inputs_only": "Inputs only"}
+# the controls (k tests, assertions only, shuffled, another task's tests), named as the matched ones
+CONTROL_CONDITIONS = ("tests_1", "tests_2", "tests_3", "assertions_only", "shuffled", "other_task")
+QUALITY_SUITES = ("high", "low", "random")
+
+
+def listing(items, last: str = "or") -> str:
+    """``["a", "b", "c"]`` -> ``"a, b or c"`` (help texts and messages name what is registered)."""
+    items = [str(i) for i in items]
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} {last} {items[-1]}"
+
+
+def _variant_keys() -> dict[str, str]:
+    return {"orig": "orig", "original": "orig", **{c.lower(): c for c in defect_codes()}}
+
+
+def _lenient_benchmarks() -> dict[str, str]:
+    """A submission's results may name things more loosely: accepted by parse_task_name(lenient=True)."""
+    out = {}
+    for n, b in benchmark_types().items():
+        out.update({a: n for a in (n, *b.aliases)})
+    return out
+
+
+def _task_re() -> re.Pattern:
+    suffixes = "|".join(_variant_keys())
+    return re.compile(rf"^{GROUP}_(?P<benchmark>[a-z0-9]+)_(?P<variant>{suffixes})(?P<style>_instruct)?$", re.IGNORECASE)
 
 
 class TaskName(NamedTuple):
     benchmark: str
-    variant: str  # orig, US, LV or SF
+    variant: str  # orig or a defect code (US, LV, SF)
     style: str    # completion or instruct
 
 
@@ -52,26 +85,28 @@ def task_name(benchmark: str, variant: str, style: str = "completion") -> str:
 
 def normalize_variant(v: str) -> str:
     """orig/original/us/lv/sf in any case -> orig, US, LV, SF (anything else unchanged)."""
-    return _VARIANT_KEYS.get(str(v).strip().lower(), str(v))
+    return _variant_keys().get(str(v).strip().lower(), str(v))
 
 
 def parse_task_name(name: str, lenient: bool = False) -> TaskName | None:
     """A spec-defects task name -> :class:`TaskName`; None for anything else (groups such as
     ``spec_defects_mbpp`` and follow-tests tasks included). ``lenient`` also reads the looser
     names a leaderboard submission may use (``he``, ``lcb``, ``clean``, ``base``, any separator)."""
-    m = _TASK_RE.match(str(name))
-    if m and (not lenient or m.group("benchmark").lower() in _LENIENT_BENCHMARKS):
+    m = _task_re().match(str(name))
+    keys, lenient_benchmarks = _variant_keys(), _lenient_benchmarks()
+    if m and (not lenient or m.group("benchmark").lower() in lenient_benchmarks):
         bench = m.group("benchmark").lower()
         style = "instruct" if m.group("style") else "completion"
-        return TaskName(_LENIENT_BENCHMARKS.get(bench, bench) if lenient else bench,
-                        _VARIANT_KEYS[m.group("variant").lower()], style)
+        return TaskName(lenient_benchmarks.get(bench, bench) if lenient else bench,
+                        keys[m.group("variant").lower()], style)
     if not lenient:
         return None
     toks = [t for t in re.split(r"[^a-z0-9+]+", str(name).lower()) if t]
     if not toks or "follow" in toks:
         return None
-    bench = next((_LENIENT_BENCHMARKS[t] for t in toks if t in _LENIENT_BENCHMARKS), None)
-    var = next((_LENIENT_VARIANTS[t] for t in toks if t in _LENIENT_VARIANTS), None)
+    lenient_variants = {**keys, "clean": "orig", "base": "orig"}
+    bench = next((lenient_benchmarks[t] for t in toks if t in lenient_benchmarks), None)
+    var = next((lenient_variants[t] for t in toks if t in lenient_variants), None)
     if bench is None or var is None:  # a group (spec_defects_humaneval) averages variants: not a cell
         return None
     return TaskName(bench, var, "instruct" if "instruct" in toks else "completion")

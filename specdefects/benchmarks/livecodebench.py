@@ -100,6 +100,7 @@ ANSWER_HEADER = "".join(f"from {m} import *\n" for m in (
 NAME = "livecodebench"
 HUB_ID = "livecodebench/code_generation_lite"
 DEFAULT_VERSION = "release_v6"
+DEFAULT_SOURCE = f"{HUB_ID} ({DEFAULT_VERSION})"  # for help texts and cards
 DEFAULT_REVISION: str | None = None  # main; pass revision=... to pin a commit
 LATEST = 6
 UPSTREAM_COUNTS = {1: 400, 2: 511, 3: 612, 4: 713, 5: 880, 6: 1055}

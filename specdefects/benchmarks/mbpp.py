@@ -41,6 +41,7 @@ from ._common import (
 NAME = "mbpp"
 HUB_ID = "google-research-datasets/mbpp"
 HUB_CONFIG = "full"
+DEFAULT_SOURCE = f"{HUB_ID} (config {HUB_CONFIG})"  # for help texts and cards
 HUB_SPLITS = ("train", "test", "validation", "prompt")
 DEFAULT_REVISION: str | None = None  # main; pass revision=... to pin a commit
 

@@ -10,30 +10,12 @@ import json
 from collections import Counter
 
 from ..records import DEFECTS, Mutant
+from ..registry import LiveMapping, defect_types
 from .common import front_matter
 from .diff import mark_changes
 
-TAXONOMY = {
-    "LV": ("Lexical Vagueness",
-           "1-5 task terms are made vaguer: a word or phrase replaced by one of several vaguer alternatives drawn "
-           "by seed (list -> collection/bunch/group), the function or a parameter renamed to a less telling name "
-           "consistently in code, examples and tests; request-frame words alone (\"Write a function\", "
-           "\"Return\") never count, and every constraint, number and sentence stays.",
-           "Return the [-sum-]{+total+} of the numbers in the [-list-]{+collection+}"),
-    "US": ("Under-Specification",
-           "exactly one constraint (a numeric bound, an ordering, an input precondition, an output edge case, "
-           "a formula, error handling or the output format) is deleted; the rest is unchanged. Never deleted, "
-           "because they are not constraints: implementation hints (\"using regex\"), plain mentions of the "
-           "input (\"in the given list\"), restatements and the request itself; a description with nothing "
-           "else (many one-line MBPP requests) has no US row and is listed with its reason.",
-           "Return the list sorted[- in ascending order-]."),
-    "SF": ("Syntax/Formatting",
-           "visible corruption of form: typos, dropped, doubled or swapped punctuation, broken brackets or "
-           "quotes in the examples (doctests, asserts, sample blocks) and in the signature (only forms that "
-           "still parse where the prompt is executed); every mutant has a visible change in its prose, no "
-           "number or word of data changes.",
-           "Return the [-number-]{+nubmer+} of vowels[-.-]{+,+}"),
-}
+# defect code -> (name, what a mutant changes, an example), from the registry
+TAXONOMY = LiveMapping(lambda: {c: (d.name, d.summary, d.example) for c, d in defect_types().items()})
 
 
 def _yaml_front_matter(report, features: dict) -> str:
@@ -204,7 +186,7 @@ INTRO = ("# spec-defects\n\nBenchmark task descriptions with injected **specific
 
 ROW_FIELDS = ("A benchmark row is the *mutated* task (the fields of `specdefects.records.Task`: `description`, "
               "`prompt`, `entry_point`, `test_code`, `tests`, `reference`, ...) plus `uid`, `defect` "
-              "(ClassLabel `clean`/`LV`/`US`/`SF`), `original_description`, `original_prompt`, "
+              "(ClassLabel {labels}), `original_description`, `original_prompt`, "
               "`original_entry_point`, `ops` (each edit: kind, category, span in the original, before, after), "
               "`compliance` and `naturalness` (rule judge, 0/1; null on clean rows), `llm_compliance` and "
               "`llm_naturalness` (the LLM judge's stored scores, 0/1; null where not judged), `judge` (JSON of "
@@ -217,12 +199,12 @@ def _configs_section(report) -> str:
     lines = []
     for c, splits in report.rows.items():
         if c == "validator":
-            lines.append("- `validator`: `text` (a description), `label` (ClassLabel clean/LV/US/SF), `uid`, "
+            lines.append(f"- `validator`: `text` (a description), `label` (ClassLabel {'/'.join(DEFECTS)}), `uid`, "
                          "`benchmark`; splits " + ", ".join(f"{s} {n}" for s, n in splits.items()) + ".")
         else:
             lines.append(f"- `{c}`: one row per (task, variant) including the clean original, split `test` "
                          f"({splits['test']} rows).")
-    return "## Configs\n\n" + "\n".join(lines) + "\n\n" + ROW_FIELDS
+    return "## Configs\n\n" + "\n".join(lines) + "\n\n" + ROW_FIELDS.replace("{labels}", "/".join(f"`{d}`" for d in DEFECTS))
 
 
 def _taxonomy_section(mutant_only: dict[str, list[Mutant]]) -> str:

@@ -6,6 +6,7 @@ import argparse
 import json
 import textwrap
 
+from ..vocabulary import BENCHMARK_LABELS, BENCHMARKS, DEFECT_VARIANTS, FOLLOW_BENCHMARKS, listing
 from .common import BuildError, write_report
 from .follow_tests import build_follow_tests
 from .spec_defects import build_spec_defects
@@ -103,9 +104,10 @@ def add_build_parser(sub) -> None:
     which = build.add_subparsers(dest="dataset", metavar="DATASET")
 
     p = which.add_parser(
-        "spec-defects", help="LV/US/SF mutants of HumanEval, MBPP, LiveCodeBench (+ the validator config)",
+        "spec-defects", help=f"{'/'.join(DEFECT_VARIANTS)} mutants of {listing(BENCHMARK_LABELS.values(), 'and')} "
+                             "(+ the validator config)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        description=_wrap("Build the spec-defects dataset: load each benchmark, make LV/US/SF mutants with the rule "
+        description=_wrap(f"Build the spec-defects dataset: load each benchmark, make {'/'.join(DEFECT_VARIANTS)} mutants with the rule "
                     "engine (and take the stored LLM engine's mutants for the pairs it skips), judge them, check that every mutant's reference still passes its tests in the "
                     "sandbox (mutants that fail while their original passes are dropped and reported), and "
                     "write one parquet config per benchmark plus the 'validator' config (train/validation/test) "
@@ -121,7 +123,7 @@ def add_build_parser(sub) -> None:
                "\nload it:  datasets.load_dataset('out/spec-defects', 'humaneval')")
     _common(p)
     p.add_argument("--benchmarks", nargs="+", default=["humaneval"], metavar="NAME",
-                   help="humaneval (offline default), mbpp, livecodebench (default: humaneval)")
+                   help=f"{listing(BENCHMARKS, 'and')} (default: humaneval, offline)")
     p.add_argument("--split-strategy", choices=["grouped", "stratified"], default="grouped",
                    help="validator split: grouped keeps all variants of a task in one split (default); "
                         "stratified splits rows independently, as the study did")
@@ -155,7 +157,7 @@ def add_build_parser(sub) -> None:
                "    --source humanevalplus=HumanEvalPlus.jsonl.gz --source mbppplus=MbppPlus.jsonl.gz")
     _common(p)
     p.add_argument("--benchmarks", nargs="*", default=[], metavar="NAME",
-                   help="humanevalplus, mbppplus, livecodebench (humaneval/mbpp mean their EvalPlus versions); "
+                   help=f"{listing(FOLLOW_BENCHMARKS, 'and')} (humaneval/mbpp mean their EvalPlus versions); "
                         "default: none, the families config only")
     p.add_argument("--quality-tasks", type=int, default=180, metavar="N",
                    help="a seeded sample of N HumanEval+/MBPP+ tasks for the 'quality' config (default 180, as "

@@ -47,6 +47,7 @@ from ..followtests import (
 from ..followtests import quality as q
 from ..followtests.controls import build_controls, control_features, control_rows, controls_summary, donor_map
 from ..followtests.matched import MATCHED_BENCHMARKS, build_matched, matched_features, matched_rows
+from ..vocabulary import FOLLOW_ALIASES, FOLLOW_BENCHMARKS, QUALITY_BENCHMARKS
 from .common import (
     BuildError,
     check_build_out,
@@ -60,7 +61,7 @@ from .common import (
 
 FT_CONFIGS = ("families", "matched", "controls", "quality")
 STUDY_QUALITY_TASKS = 180
-BENCH_ALIASES = {"humaneval": "humanevalplus", "mbpp": "mbppplus"}
+BENCH_ALIASES = FOLLOW_ALIASES
 
 
 @dataclass
@@ -297,7 +298,7 @@ def _build_quality(report: FollowTestsReport, tasks: list, out: Path, feats: dic
 def quality_sample(loaded: dict[str, list], n: int | None, seed: int) -> list:
     """The study's task set: a seeded sample of ``n`` HumanEval+ / MBPP+ tasks (all when
     fewer are loaded or ``n`` is None), in load order."""
-    pool = [t for b in q.QUALITY_BENCHMARKS for t in loaded.get(b, [])]
+    pool = [t for b in QUALITY_BENCHMARKS for t in loaded.get(b, [])]
     if n is None or len(pool) <= n:
         return pool
     keep = set(random.Random(f"{seed}:quality-tasks").sample(range(len(pool)), n))
@@ -390,8 +391,7 @@ def _build_configs(report: FollowTestsReport, out: Path, feats: dict, loaded: di
         drop_config(out, "quality")
 
 
-def build_follow_tests(out: str | os.PathLike, benchmarks: Sequence[str] = ("humanevalplus", "mbppplus",
-                                                                            "livecodebench"),
+def build_follow_tests(out: str | os.PathLike, benchmarks: Sequence[str] = FOLLOW_BENCHMARKS,
                        sources: dict[str, str] | None = None, seed: int = 0, workers: int | None = None,
                        limit: int | None = None, progress: bool = True, write_card: bool = True,
                        load_options: dict[str, dict] | None = None,

@@ -20,14 +20,12 @@ from collections.abc import Iterable
 
 from ..errors import SpecDefectsInputError
 from ..records import DEFECTS, Mutant, Task
-from . import lexical_vagueness, syntax_formatting, under_specification
+from ..registry import LiveMapping, defect_types, resolve
+from ..vocabulary import DEFECT_VARIANTS
 from ._common import NotApplicable, apply_ops, is_prompt_op
 
-MUTATORS = {
-    "LV": lexical_vagueness.mutate,
-    "US": under_specification.mutate,
-    "SF": syntax_formatting.mutate,
-}
+# defect code -> its rule mutator, from the registry (specdefects.registry.DefectType.mutator)
+MUTATORS = LiveMapping(lambda: {c: resolve(d.mutator) for c, d in defect_types().items() if d.mutator})
 ENGINES = ("rules", "llm")
 
 
@@ -53,7 +51,7 @@ def mutate(task: Task, defect: str, seed: int = 0, engine: str = "rules") -> Mut
         return NotApplicable(task_id, defect, f"mutator error: {type(e).__name__}: {e}")
 
 
-def mutate_many(tasks: Iterable[Task], defects: Iterable[str] = ("LV", "US", "SF"), seed: int = 0,
+def mutate_many(tasks: Iterable[Task], defects: Iterable[str] = DEFECT_VARIANTS, seed: int = 0,
                 progress: bool = True, engine: str = "rules") -> tuple[list[Mutant], list[NotApplicable]]:
     """Mutate every task with every defect: ``(mutants, skipped)``, in task-then-defect order."""
     tasks = list(tasks)

@@ -12,6 +12,7 @@ import sys
 from ..errors import SpecDefectsInputError
 from ..files import check_output_file
 from ..llm import LLMClient
+from ..vocabulary import DEFECT_VARIANTS
 from . import MUTATORS
 from .llm_store import MutantStore, stored_path
 
@@ -144,7 +145,7 @@ def add_mutants_parser(sub) -> None:
                    help="the mutator: vllm:NAME_OR_PATH or openai:URL[@MODEL] (default $SPECDEFECTS_LLM)")
     g.add_argument("--judge-llm", default="none", metavar="SPEC|same|none",
                    help="the LLM judge gating each candidate (same: the mutator; default none: rule judge only)")
-    g.add_argument("--defects", nargs="+", default=["US"], choices=["LV", "US", "SF", "all"],
+    g.add_argument("--defects", nargs="+", default=["US"], choices=[*DEFECT_VARIANTS, "all"],
                    help="defect types (default US)")
     g.add_argument("--which", choices=["rules-skipped", "all"], default="rules-skipped",
                    help="rules-skipped: only the pairs the rule engine leaves out (default); all: every pair")

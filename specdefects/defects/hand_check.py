@@ -24,6 +24,7 @@ from pathlib import Path
 
 from ..errors import SpecDefectsInputError
 from ..records import Mutant, Task
+from ..vocabulary import DEFECT_VARIANTS
 
 STORED = Path(__file__).with_name("stored") / "hand_check.csv"
 FIELDS = ("sample_id", "benchmark", "task_id", "defect", "seed", "prompt_sha", "compliant", "natural", "tests_check",
@@ -40,7 +41,7 @@ def prompt_sha(m: Mutant) -> str:
     return hashlib.sha256(m.task.prompt.encode("utf-8")).hexdigest()[:16]
 
 
-def draw(tasks_by_bench: dict[str, Sequence[Task]], defects: Iterable[str] = ("LV", "US", "SF"), per_cell: int = 20,
+def draw(tasks_by_bench: dict[str, Sequence[Task]], defects: Iterable[str] = DEFECT_VARIANTS, per_cell: int = 20,
          seed: int = 0, mutation_seed: int = 0) -> list[tuple[Mutant, dict]]:
     """``per_cell`` mutants per benchmark x defect: tasks taken in a seeded random order, skipping
     those the engine leaves without that defect. Returns (mutant, row with empty labels)."""

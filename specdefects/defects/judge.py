@@ -36,6 +36,7 @@ from collections import Counter
 
 from ..errors import SpecDefectsInputError
 from ..records import Mutant
+from ..registry import defect_types, resolve
 from ._common import ident_words
 from .lexical_vagueness import task_identifiers
 from .lexicon import IDENT_FRAME, WEAK_TERMS, weak_rename
@@ -450,7 +451,8 @@ def naturalness(m: Mutant) -> dict[str, int]:
 
 def judge_rules(mutant: Mutant) -> dict[str, int]:
     """0/1 scores: ``compliance``, ``naturalness`` and the sub-criteria behind them."""
-    fn = {"LV": lv_compliance, "SF": sf_compliance, "US": us_compliance}.get(mutant.defect)
+    spec = defect_types().get(mutant.defect)
+    fn = resolve(spec.judge) if spec else None
     if fn is None:
         raise SpecDefectsInputError(f"no rule judge for defect {mutant.defect!r}")
     out = fn(mutant)

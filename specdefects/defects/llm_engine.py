@@ -45,6 +45,7 @@ from dataclasses import dataclass, field, replace
 from ..errors import SpecDefectsInputError, SpecDefectsRuntimeError
 from ..llm import LLMClient, json_schema_format
 from ..records import US_CATEGORIES, Mutant, Op, Task
+from ..registry import LiveMapping, defect_types
 from ._common import NotApplicable, Skip, build_mutant, input_problem
 from .judge import judge_rules
 
@@ -94,39 +95,8 @@ def get_client() -> LLMClient:
 SYSTEM = ("You edit the natural-language descriptions of programming tasks to build a benchmark of defective "
           "specifications. You follow the rules exactly and answer with one JSON object only.")
 
-RULES = {
-    "LV": """Inject LEXICAL VAGUENESS into the task description below: replace 1 to 4 precise words with vaguer ones.
-Rules:
-- Use broader synonyms or hypernyms ("integer" -> "number", "list" -> "collection"), weaker verbs
-  ("sort" -> "arrange", "return" -> "give back") and less specific type words.
-- Do NOT remove any constraint: never replace a number, a bound, an ordering word, a condition or an edge case.
-- Never touch code, identifiers or examples (lines starting with >>>, Input/Output blocks).
-- "old" is a word or short phrase copied exactly from the description; "new" is its vaguer replacement.
-Example: for "Return the sorted list of unique integers." answer
-{"replacements": [{"old": "integers", "new": "numbers"}, {"old": "Return", "new": "Give back"}]}""",
-    "US": """Inject UNDER-SPECIFICATION into the task description below: delete exactly ONE constraint.
-A constraint restricts what a correct answer is; its category is one of:
-  numeric_bound (a number, size or range limit), ordering (sorted, ascending, first, last...),
-  input_precondition (what the input is guaranteed to be: positive, non-empty...), output_edge_case (what to
-  return in a special case), formula (how a value is computed), error_handling (what to do on bad input),
-  output_format (the type or shape of the answer: a tuple, a string, rounded to 2 decimals...).
-Rules:
-- "deleted" is ONE contiguous piece of the description (a word, phrase, clause or sentence), copied exactly.
-- Never delete: an implementation hint ("using regex", "using lambda function"), a plain mention of the input
-  ("in the given list"), the main request itself, or an example (lines starting with >>>).
-- What remains must still be grammatical.
-Example: for "Write a function to find the first repeated character in a given string." answer
-{"deleted": "first ", "category": "ordering"}""",
-    "SF": """Inject SYNTAX/FORMATTING defects into the task description below: corrupt 1 to 4 words or symbols.
-Rules:
-- Typos or letter transpositions inside words ("number" -> "nubmer"), a doubled or missing letter, a corrupted
-  bracket, colon or comma.
-- The meaning must stay the same: every corrupted word stays recognisable; never add or remove words.
-- Never add quote characters (' " `) or backslashes.
-- "old" is a word copied exactly from the description; "new" is its corrupted form.
-Example: for "Return the sum of the list." answer
-{"replacements": [{"old": "sum", "new": "smu"}, {"old": "list.", "new": "list,"}]}""",
-}
+# defect code -> the instruction for one mutant (specdefects.registry.DefectType.llm_rules)
+RULES = LiveMapping(lambda: {c: d.llm_rules for c, d in defect_types().items() if d.llm_rules})
 
 SCHEMA_HINT = "Answer with the JSON object only, in the form of the example."
 
@@ -136,12 +106,10 @@ _REPLACEMENTS = {"type": "object", "additionalProperties": False, "required": ["
                      "type": "object", "additionalProperties": False, "required": ["old", "new"],
                      "properties": {"old": _STR, "new": _STR}}}}}
 # the reply's JSON schema: a server with structured outputs (vLLM) then stops when the object closes
-REPLY_SCHEMAS = {
-    "US": {"type": "object", "additionalProperties": False, "required": ["deleted", "category"],
-           "properties": {"deleted": _STR, "category": {"type": "string", "enum": list(US_CATEGORIES)}}},
-    "LV": _REPLACEMENTS,
-    "SF": _REPLACEMENTS,
-}
+_DELETION = {"type": "object", "additionalProperties": False, "required": ["deleted", "category"],
+             "properties": {"deleted": _STR, "category": {"type": "string", "enum": list(US_CATEGORIES)}}}
+EDIT_SCHEMAS = {"replacements": _REPLACEMENTS, "deletion": _DELETION}
+REPLY_SCHEMAS = LiveMapping(lambda: {c: EDIT_SCHEMAS[d.llm_edit] for c, d in defect_types().items() if d.llm_rules})
 
 
 def build_messages(task: Task, defect: str) -> list[dict[str, str]]:
@@ -320,11 +288,11 @@ def check_candidate(task: Task, defect: str, reply: str, seed: int) -> tuple[Mut
         return None, "new backslashes"
     if defect == "SF" and any(new.count(q) > o.count(q) for q in "'\"`"):
         return None, "SF added quote characters"
-    category = {"LV": "lexical", "SF": "formatting"}[defect] if defect != "US" else _normalise_category(
-        obj.get("category"))
+    spec = defect_types()[defect]
+    category = _normalise_category(obj.get("category")) if spec.llm_edit == "deletion" else spec.op_category
     if defect == "US" and category not in US_CATEGORIES:
         return None, f"US category {obj.get('category')!r} is not one of {', '.join(US_CATEGORIES)}"
-    if defect in ("LV", "US"):
+    if not spec.edits_examples:
         ex_o = [ln.strip() for ln in o.splitlines() if ln.strip().startswith(">>>")]
         ex_n = [ln.strip() for ln in new.splitlines() if ln.strip().startswith(">>>")]
         if ex_o != ex_n:

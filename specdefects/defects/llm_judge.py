@@ -25,6 +25,7 @@ import re
 from ..errors import SpecDefectsInputError
 from ..llm import LLMClient, LLMError, json_schema_format
 from ..records import Mutant
+from ..registry import LiveMapping, defect_types
 
 SCORE_SCHEMA = {"type": "object", "properties": {"score": {"type": "integer", "enum": [0, 1]}},
                 "required": ["score"], "additionalProperties": False}
@@ -46,18 +47,8 @@ def _constraint_kwargs(constrained) -> dict:
         return {"extra_body": {"structured_outputs": {"choice": SCORE_CHOICES}}}
     return {}
 
-DEFECT_RULES = {
-    "LV": "LEXICAL VAGUENESS: precise words replaced by broader synonyms or weaker verbs, informative names or "
-          "type words made more general, with NO constraint (number, bound, ordering, condition, edge case, error "
-          "rule) removed and the examples unchanged.",
-    "US": "UNDER-SPECIFICATION: exactly ONE constraint (numeric bound, ordering, input precondition, output edge "
-          "case, formula, error handling or output format) deleted, nothing else changed, examples kept. Deleting "
-          "an implementation hint (\"using regex\"), a plain mention of the input (\"in the given list\"), a "
-          "restatement or the request itself is NOT compliant: those are not constraints.",
-    "SF": "SYNTAX/FORMATTING: surface corruptions only (typos, transposed letters, corrupted delimiters, brackets "
-          "or colons, changed whitespace or indentation, a corrupted example block) with the meaning unchanged and "
-          "no word added, removed or replaced.",
-}
+# defect code -> what the judge is told the defect is (specdefects.registry.DefectType.llm_criterion)
+DEFECT_RULES = LiveMapping(lambda: {c: d.llm_criterion for c, d in defect_types().items() if d.llm_criterion})
 
 SYSTEM = "You are a strict annotator of programming task descriptions. Answer with JSON only."
 

@@ -33,10 +33,10 @@ from dataclasses import dataclass, field
 from ..errors import SpecDefectsInputError
 from ..execution import Limits, fill_expected, run_batch, values_equal
 from ..records import RecordError, Task, TestCase, decode_value
+from ..vocabulary import CONTROL_CONDITIONS
 from .matched import Exclusion, MatchedTask, _norm, _single, compose_prompt, heldout
 
 K_TESTS = (1, 2, 3)
-CONTROL_CONDITIONS = ("tests_1", "tests_2", "tests_3", "assertions_only", "shuffled", "other_task")
 MAX_POOL_INPUT_CHARS = 300   # a base test longer than this is not shown in a prompt
 DONOR_TRIES = 4              # donor candidates checked in the sandbox per task
 

@@ -52,6 +52,7 @@ import numpy as np
 from ..errors import SpecDefectsInputError
 from ..execution import Limits, values_equal
 from ..records import RecordError, Task, TestCase, decode_value, encode_value
+from ..vocabulary import QUALITY_SUITES
 from .kills import Call, Job, run_versions
 from .matched import (
     Exclusion,
@@ -65,7 +66,7 @@ from .matched import (
 )
 from .mutation import MAX_MUTANTS, CodeMutant, MutationError, mutate_reference
 
-SUITES = ("high", "low", "random")
+SUITES = QUALITY_SUITES
 SUITE_SIZE = 3
 MAX_CANDIDATES = 30
 N_DEVELOPMENT = 10
@@ -79,7 +80,6 @@ MAX_REFERENCE_CPU_S = 0.05       # slower candidates are dropped (a prompt's tes
 HELDOUT_CPU_S = 0.1              # held-out inputs on which the reference needs more are dropped
 MUTANT_CPU_FLOOR_S = 0.01
 MUTANT_CPU_FACTOR = 10.0
-QUALITY_BENCHMARKS = ("humanevalplus", "mbppplus")
 STUDY_DETECTION = {"high": 92.3, "low": 62.0, "random": 91.3}  # percent, validation pool
 
 

@@ -26,6 +26,7 @@ from specdefects.metrics import (
     pass_at_k_from_results,
 )
 from specdefects.metrics.classification import LABELS
+from specdefects.vocabulary import normalize_variant
 
 _CITATION = """\
 @article{chen2021codex,
@@ -101,9 +102,6 @@ _ALIASES = {"default": "pass_at_k", "pass@k": "pass_at_k", "passk": "pass_at_k",
 # String inputs that callers often hold as ints (MBPP task ids, numeric instance ids).
 _STRINGIFY = ("task_id", "instance_id", "family_id", "predictions", "references", "variant",
               "condition")
-_VARIANTS = {"orig": "orig", "original": "orig", "us": "US", "lv": "LV", "sf": "SF"}
-
-
 def _config(name):
     name = _ALIASES.get(name, name)
     if name not in _FEATURES:
@@ -112,7 +110,7 @@ def _config(name):
 
 
 def _variant(v):
-    return _VARIANTS.get(str(v).strip().lower(), str(v))
+    return normalize_variant(v)  # orig/us/lv/sf in any case (and any registered defect)
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)

@@ -13,6 +13,7 @@ import re
 
 from .results import (
     BENCHMARKS,
+    DEFECTS,
     DETECTOR_COLUMNS,
     DETECTOR_TABLE,
     FOLLOW_COLUMNS,
@@ -40,6 +41,11 @@ _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>])")
 def escape_md(text: str) -> str:
     """User- or file-provided text made inert for gr.Markdown: HTML escaped, Markdown punctuation too."""
     return _MD_SPECIAL.sub(r"\\\1", html.escape(str(text), quote=True))
+
+
+def robustness_types() -> list[str]:
+    """The robustness table's column dtypes: from its column table, not a list kept aligned by hand."""
+    return [c.dtype for c in ROBUSTNESS_TABLE]
 
 
 ABOUT = """
@@ -90,7 +96,6 @@ def _warnings_md(warnings: list[str]) -> str:
     return f"**⚠ {len(warnings)} file(s) could not be used and were skipped:**\n{items}{more}"
 
 
-ROBUSTNESS_TYPES = [c.dtype for c in ROBUSTNESS_TABLE]  # the column table, not a list kept aligned by hand
 FOLLOW_ONE_DECIMAL = tuple(c.label for c in FOLLOW_TABLE if c.decimals == 1)
 
 
@@ -119,8 +124,8 @@ def _handlers(store, published):
         return _rob(board.robustness if board else [], search, sizes, types, sources, benches)
 
     def _rob(rows, *filters):
-        return styled(robustness_frame(rows, *filters), signed=("ΔUS", "ΔLV", "ΔSF"),
-                      one_decimal=("Orig", "US", "LV", "SF"))
+        return styled(robustness_frame(rows, *filters), signed=tuple(f"Δ{d}" for d in DEFECTS),
+                      one_decimal=("Orig", *DEFECTS))
 
     def submit(model, revision, precision, model_type, chat, submitter):
         try:
@@ -156,7 +161,8 @@ def _robustness_tab(gr):
             sizes = gr.CheckboxGroup(["small", "large", "api", "unknown"], label="Model size")
             types = gr.CheckboxGroup(list(MODEL_TYPES), label="Model type")
             sources = gr.CheckboxGroup(list(SOURCE_LABEL.values()), label="Source")
-        rob = gr.Dataframe(headers=ROBUSTNESS_COLUMNS, datatype=ROBUSTNESS_TYPES, interactive=False,
+        rob = gr.Dataframe(headers=list(ROBUSTNESS_COLUMNS),
+                           datatype=robustness_types(), interactive=False,
                            elem_id="robustness-table", label="Pass@1 (%) and signed change vs. Orig (pp)",
                            max_height=700, pinned_columns=1)
     return [search, sizes, types, sources, benches], rob

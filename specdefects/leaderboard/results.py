@@ -24,6 +24,7 @@ import pandas as pd
 from ..errors import SpecDefectsInputError
 from ..models import is_registered
 from ..models import spec as model_spec
+from ..registry import LiveSequence, benchmark_types
 from ..report.runs import ReportWarning, model_name, read_results_file
 from ..report.tables import orig_on_same_tasks
 from ..vocabulary import BENCHMARKS, VARIANTS, parse_task_name
@@ -33,7 +34,7 @@ from .submissions import MODEL_ID, SubmissionError, check_model_id, now_iso
 log = logging.getLogger("specdefects.leaderboard")
 
 RESULT_SCHEMA = "specdefects-leaderboard-result/1"
-DEFECTS = VARIANTS[1:]  # the leaderboard's columns, in Table 4's order: US, LV, SF
+DEFECTS = LiveSequence(lambda: tuple(VARIANTS[1:]))  # the leaderboard's columns, in Table 4's order: US, LV, SF
 FOLLOW_KEYS = ("switching", "ci_low", "ci_high", "tests_a_adherence", "tests_b_adherence", "explicit_a",
                "explicit_b")
 # the leaderboard's follow-tests columns <- the spec_follow_tests_paired task's metric names
@@ -42,7 +43,7 @@ FOLLOW_METRIC_ALIASES = {"ci_low": ("switching_ci_low",), "ci_high": ("switching
 PUBLISHED_DIR = Path(__file__).resolve().parent / "published"
 SOURCE_LABEL = {"study": "◆ reported in the study", "evaluated": "✔ evaluated here",
                 "self-reported": "⚠ self-reported"}
-SCORED_BENCHMARKS = (*BENCHMARKS, "humanevalplus", "mbppplus")
+SCORED_BENCHMARKS = LiveSequence(lambda: tuple(benchmark_types()))
 MAX_RESULT_BYTES = 20_000_000
 
 
@@ -360,17 +361,17 @@ class Column:
 
 
 NUM = "number"
-ROBUSTNESS_TABLE = (
+# one pair of columns per defect (pass@1, paired drop), in Table 4's order: live, like the vocabulary
+ROBUSTNESS_TABLE = LiveSequence(lambda: (
     Column("Model", source="the run's model id"), Column("Benchmark", source="spec_defects_<benchmark> task"),
     Column("Orig", NUM, 1, "pass@1 on the clean rows"),
-    Column("US", NUM, 1, "pass@1 on the US rows"), Column("ΔUS", NUM, 1, "US - Orig on the same tasks (paired)"),
-    Column("LV", NUM, 1, "pass@1 on the LV rows"), Column("ΔLV", NUM, 1, "LV - Orig on the same tasks (paired)"),
-    Column("SF", NUM, 1, "pass@1 on the SF rows"), Column("ΔSF", NUM, 1, "SF - Orig on the same tasks (paired)"),
+    *(c for d in DEFECTS for c in (Column(d, NUM, 1, f"pass@1 on the {d} rows"),
+                                   Column(f"Δ{d}", NUM, 1, f"{d} - Orig on the same tasks (paired)"))),
     Column("Δ on", source="the basis of the drops: same tasks (N) or the study's unpaired layout"),
     Column("Size", source="parameter count bucket"), Column("Type", source="the submission's model type"),
     Column("Source", source="ours (a run here) or the study's published rows"),
     Column("Revision", source="the model revision evaluated"), Column("Precision", source="the weights' dtype"),
-)
+))
 FOLLOW_TABLE = (
     Column("Model"), Column("Switching %", NUM, 1, "paired switching"), Column("95% CI", source="task bootstrap"),
     Column("CI low", NUM, 1, "task bootstrap"), Column("CI high", NUM, 1, "task bootstrap"),
@@ -385,14 +386,14 @@ def labels(table) -> list[str]:
     return [c.label for c in table]
 
 
-ROBUSTNESS_COLUMNS = labels(ROBUSTNESS_TABLE)
+ROBUSTNESS_COLUMNS = LiveSequence(lambda: tuple(labels(ROBUSTNESS_TABLE)))
 FOLLOW_COLUMNS = labels(FOLLOW_TABLE)
 DETECTOR_COLUMNS = labels(DETECTOR_TABLE)
 
 
 def robustness_frame(rows: list[dict], search: str = "", sizes=None, types=None, sources=None,
                      benchmarks=None):
-    df = pd.DataFrame(rows, columns=ROBUSTNESS_COLUMNS)
+    df = pd.DataFrame(rows, columns=list(ROBUSTNESS_COLUMNS))
     if search:
         terms = [t.strip().lower() for t in search.split(";") if t.strip()]
         if terms:
@@ -430,7 +431,7 @@ def heatmap_figure(rows: list[dict], benchmarks=BENCHMARKS):
     fig, ax = plt.subplots(figsize=(1.0 + 0.75 * len(cols), 1.2 + 0.38 * max(len(models), 1)))
     lim = max(5.0, float(np.nanmax(np.abs(grid))) if np.isfinite(grid).any() else 5.0)
     im = ax.imshow(grid, cmap="RdBu", vmin=-lim, vmax=lim, aspect="auto")
-    short = {"humaneval": "HumanEval", "mbpp": "MBPP", "livecodebench": "LCB"}
+    short = {n: b.short or b.label for n, b in benchmark_types().items()}
     ax.set_xticks(range(len(cols)), [f"{short.get(b, b)}\n{d}" for b, d in cols], fontsize=8)
     ax.set_yticks(range(len(models)), models, fontsize=8)
     for i in range(len(models)):

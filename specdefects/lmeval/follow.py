@@ -36,19 +36,18 @@ from functools import partial
 
 from ..builders.local import build_command, local_build
 from ..execution import answer_failure, score_answers
-from ..followtests.controls import CONTROL_CONDITIONS
 from ..followtests.scoring import follows, scoring_task
 from ..metrics import adherence, default_rule, paired_switching
 from ..records import Instance, RecordError, Task, TestCase
+from ..vocabulary import CONTROL_CONDITIONS, FOLLOW_BENCHMARKS, FOLLOW_GROUP, MATCHED_CONDITIONS, QUALITY_SUITES
 from . import SpecDefectsDataError, load_test_split
 from .scoring import as_json, load_score, score_responses, workers_from_env
 
 HUB_ID = "specdefects/follow-tests"
 DATA_ENV = "SPECDEFECTS_FOLLOW_DATA"
-GROUP = "spec_follow_tests"
-MATCHED_BENCHMARKS = ("humanevalplus", "mbppplus", "livecodebench")
-MATCHED_CONDITIONS = ("nl_only", "correct_io", "wrong_io", "inputs_only")
-SUITES = ("high", "low", "random")
+GROUP = FOLLOW_GROUP
+MATCHED_BENCHMARKS = FOLLOW_BENCHMARKS
+SUITES = QUALITY_SUITES
 PAIRED_METRICS = ("switching", "switching_ci_low", "switching_ci_high", "tests_a_adherence", "tests_b_adherence",
                   "explicit_a_adherence", "explicit_b_adherence", "nl_only_a", "nl_only_b", "inputs_only_a",
                   "inputs_only_b")

@@ -30,25 +30,33 @@ import pandas as pd
 from ..errors import SpecDefectsInputError
 from ..files import write_text_atomic
 from ..metrics import mcnemar_exact, paired_difference, paired_switching
+from ..vocabulary import (
+    CONDITION_LABELS,
+    CONTROL_CONDITIONS,
+    FOLLOW_BENCHMARK_LABELS,
+    FOLLOW_BENCHMARKS,
+    FOLLOW_GROUP,
+    MATCHED_CONDITIONS,
+    QUALITY_SUITES,
+)
 from .runs import ReportError, ReportWarning, _date_id, _results_files, model_name, outcome, read_samples
 from .tables import GAP, frame_markdown, to_markdown
 
-PAIRED_TASK = "spec_follow_tests_paired"
-MATCHED_RE = re.compile(r"^spec_follow_tests_matched_(?P<benchmark>humanevalplus|mbppplus|livecodebench)_"
-                        r"(?P<condition>nl_only|correct_io|wrong_io|inputs_only)$")
-# the controls config's tasks (k tests, assertions only, shuffled, another task's tests), named as the matched ones
-CONTROLS_RE = re.compile(r"^spec_follow_tests_controls_(?P<benchmark>humanevalplus|mbppplus|livecodebench)_"
-                         r"(?P<condition>[a-z0-9_]+)$")
-QUALITY_RE = re.compile(r"^spec_follow_tests_quality_(?P<suite>high|low|random)$")
-CONDITIONS = ("nl_only", "correct_io", "wrong_io", "inputs_only")
-CONDITION_LABELS = {"nl_only": "NL only", "correct_io": "Correct I/O", "wrong_io": "Wrong I/O",
-                    "inputs_only": "Inputs only"}
-CONTROL_CONDITIONS = ("tests_1", "tests_2", "tests_3", "assertions_only", "shuffled", "other_task")
+PAIRED_TASK = f"{FOLLOW_GROUP}_paired"
+CONDITIONS = MATCHED_CONDITIONS
 # each difference is paired on one held-out set: every control row of a task shares it
 CONTROL_DIFFERENCES = (("tests_2", "tests_1"), ("tests_3", "tests_1"), ("assertions_only", "tests_1"),
                        ("shuffled", "tests_3"), ("other_task", "tests_1"))
-SUITES = ("high", "low", "random")
-BENCHMARK_LABELS = {"humanevalplus": "HumanEval+", "mbppplus": "MBPP+", "livecodebench": "LiveCodeBench"}
+SUITES = QUALITY_SUITES
+BENCHMARK_LABELS = FOLLOW_BENCHMARK_LABELS
+
+
+def _task_re(kind: str, part: str, names) -> re.Pattern:
+    """``spec_follow_tests_<kind>_[<benchmark>_]<part>`` with the vocabulary's names."""
+    bench = f"(?P<benchmark>{'|'.join(FOLLOW_BENCHMARKS)})_" if kind != "quality" else ""
+    return re.compile(rf"^{FOLLOW_GROUP}_{kind}_{bench}(?P<{part}>{'|'.join(names)})$")
+
+
 TABLE2_COLUMNS = [("explicit_a_adherence", "Explicit A"), ("explicit_b_adherence", "Explicit B"),
                   ("nl_only_a", "NL-only → A"), ("nl_only_b", "NL-only → B"), ("inputs_only_a", "Inputs-only → A"),
                   ("inputs_only_b", "Inputs-only → B"), ("tests_a_adherence", "Tests A → A"),
@@ -177,13 +185,15 @@ def load_follow_runs(paths: str | Path | Iterable[str | Path], require: bool = T
                     if v is not None:
                         run.paired[m] = v
                 run.paired_rows = _paired_rows(f) or run.paired_rows
-            elif (m := MATCHED_RE.match(task) or CONTROLS_RE.match(task)) or (q := QUALITY_RE.match(task)):
+            elif (m := (matched_re := _task_re("matched", "condition", MATCHED_CONDITIONS)).match(task)
+                  or _task_re("controls", "condition", ["[a-z0-9_]+"]).match(task)) \
+                    or (q := _task_re("quality", "suite", QUALITY_SUITES).match(task)):
                 v = _value(metrics, "pass@1")
                 if v is None:
                     continue
                 run = runs.setdefault(name, FollowRun(model=name))
                 if m:
-                    kind = "matched" if m.re is MATCHED_RE else "controls"
+                    kind = "matched" if m.re is matched_re else "controls"
                     key = (kind, m.group("benchmark"), m.group("condition"))
                     (run.matched if kind == "matched" else run.controls)[key[1:]] = v
                 else:

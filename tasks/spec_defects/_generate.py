@@ -3,6 +3,7 @@ The templates (``_*_yaml``, no ``.yaml`` suffix: lm-eval does not index them) ar
 
 from pathlib import Path
 
+from specdefects.registry import benchmark_types
 from specdefects.vocabulary import BENCHMARK_LABELS as BENCHMARKS
 from specdefects.vocabulary import VARIANT_DEFECT
 
@@ -20,13 +21,16 @@ AGG = """aggregate_metric_list:
 metadata:
   version: 1.0
 """
-# LiveCodeBench data built from the public repackaging holds only the statements' examples as tests:
-# its tasks report the public_tests_only metric (1 = so), and the group's alias says what that means
-ALIAS_NOTE = {"livecodebench": " (public_tests_only=1 means public tests only, pass@1 an upper bound)"}
-EXTRA_AGG = {"livecodebench": """  - metric: public_tests_only
+# A benchmark whose local source holds only the statements' examples as tests (LiveCodeBench's public
+# repackaging) reports the public_tests_only metric (1 = so), and its group's alias says what that means
+PUBLIC_ONLY = [n for n, b in benchmark_types("spec-defects").items() if b.public_tests_only]
+ALIAS_NOTE = {n: " (public_tests_only=1 means public tests only, pass@1 an upper bound)" for n in PUBLIC_ONLY}
+EXTRA_AGG = {n: """  - metric: public_tests_only
     aggregation: mean
     weight_by_size: true
-"""}
+""" for n in PUBLIC_ONLY}
+# the prompt template of each benchmark: a function to complete, or LiveCodeBench's statement layout
+TEMPLATE = {"function": "function", "stdin": "lcb"}
 
 
 def aggregate(benchmark: str | None = None) -> str:
@@ -41,7 +45,7 @@ def main() -> None:
     for suffix, style in STYLES.items():
         top = []
         for b, alias in BENCHMARKS.items():
-            template = f"_{style}_{'lcb' if b == 'livecodebench' else 'function'}_yaml"
+            template = f"_{style}_{TEMPLATE[benchmark_types()[b].prompt]}_yaml"
             names = []
             for v, (label, valias) in VARIANTS.items():
                 name = f"spec_defects_{b}_{v}{suffix}"

@@ -3,12 +3,21 @@ The template ``_heldout_yaml`` and the paired task are written by hand."""
 
 from pathlib import Path
 
+from specdefects.vocabulary import (
+    CONTROL_CONDITIONS,
+    FOLLOW_BENCHMARK_LABELS,
+    FOLLOW_GROUP,
+    MATCHED_CONDITIONS,
+    QUALITY_SUITES,
+)
+
 HERE = Path(__file__).parent
-BENCHMARKS = {"humanevalplus": "HumanEval+", "mbppplus": "MBPP+", "livecodebench": "LiveCodeBench v6-new"}
-CONDITIONS = ("nl_only", "correct_io", "wrong_io", "inputs_only")
-CONTROLS = ("tests_1", "tests_2", "tests_3", "assertions_only", "shuffled", "other_task")
-SUITES = ("high", "low", "random")
-PAIRED = "spec_follow_tests_paired"
+# group aliases: the benchmarks' labels; LiveCodeBench is its problems after 2025-01-01 (v6-new)
+BENCHMARKS = {b: label + (" v6-new" if b == "livecodebench" else "") for b, label in FOLLOW_BENCHMARK_LABELS.items()}
+CONDITIONS = MATCHED_CONDITIONS
+CONTROLS = CONTROL_CONDITIONS
+SUITES = QUALITY_SUITES
+PAIRED = f"{FOLLOW_GROUP}_paired"
 
 
 def _per_benchmark(config: str, conditions, loader: str, alias_suffix: str, group_alias: str) -> None:
