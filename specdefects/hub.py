@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Protocol
 from urllib.parse import quote
 
+from . import layout
 from .errors import SpecDefectsRuntimeError
 from .files import atomic_path, write_text_atomic
 
@@ -58,12 +59,8 @@ def check_repo_id(repo_id: str) -> str:
 
 
 def dataset_configs(folder: str | os.PathLike) -> dict[str, list[Path]]:
-    """``config -> parquet files`` of a built dataset folder."""
-    folder = Path(folder)
-    out: dict[str, list[Path]] = {}
-    for p in sorted(folder.glob("*/*.parquet")):
-        out.setdefault(p.parent.name, []).append(p)
-    return out
+    """``config -> parquet files`` of a built dataset folder (:func:`specdefects.layout.configs`)."""
+    return layout.configs(folder)
 
 
 class ArtifactStore(Protocol):

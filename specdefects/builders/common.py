@@ -16,7 +16,6 @@ import gzip
 import json
 import os
 import random
-import re
 import warnings
 import zlib
 from collections.abc import Mapping, Sequence
@@ -26,6 +25,7 @@ from typing import Any
 
 import yaml
 
+from .. import layout
 from ..benchmarks import DEFAULT_SOURCES, RowSkipped, load_tasks
 from ..errors import SpecDefectsInputError
 from ..files import atomic_path, check_output_dir, write_json_atomic, write_text_atomic
@@ -35,7 +35,7 @@ BENCHMARK_SPLIT = "test"
 REPORT_FILE = "build_report.json"
 CARD_FILE = "README.md"
 FINGERPRINT_FILE = "fingerprint.json"  # a local build made for lm-eval (builders.local)
-PARQUET_NAME = re.compile(r"[\w.-]+-\d{5}-of-\d{5}\.parquet")
+PARQUET_NAME = layout.PARQUET_NAME
 
 
 class BuildError(SpecDefectsInputError):
@@ -140,7 +140,7 @@ def load_benchmarks(req: BuildRequest, sample: int | None = None, seed: int = 0,
 # --------------------------------------------------------------------------- writing
 
 def parquet_path(out: str | os.PathLike, config: str, split: str) -> Path:
-    return Path(out) / config / f"{split}-00000-of-00001.parquet"
+    return layout.split_path(out, config, split)
 
 
 def write_config(report: Any, out: str | os.PathLike, config: str, rows: list[dict], features: Any,

@@ -24,7 +24,7 @@ import time
 from importlib import metadata
 from pathlib import Path
 
-from .. import __version__
+from .. import __version__, layout
 from ..files import atomic_dir, cache_dir, write_json_atomic
 from ..vocabulary import FOLLOW_BENCHMARKS, QUALITY_BENCHMARKS, listing
 from .common import FINGERPRINT_FILE, REPORT_FILE, BuildError, write_report
@@ -141,7 +141,7 @@ def _source_versions(sources: dict) -> dict[str, str]:
 def fingerprint(folder: str | Path, config: str) -> dict:
     """Which data a run read from a build folder (see the module doc)."""
     folder = Path(folder)
-    files = sorted((folder / config).glob("test-*.parquet"))
+    files = layout.split_files(folder, config, "test")
     digest = hashlib.sha256()
     for f in files:
         with open(f, "rb") as fh:

@@ -38,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import __version__
+from .. import __version__, layout
 from ..benchmarks import RowSkipped
 from ..defects import judge
 from ..defects.invariance import check_invariance
@@ -539,8 +539,7 @@ def build_spec_defects(out: str | os.PathLike, benchmarks: Sequence[str] = ("hum
 
 def config_files(out: str | os.PathLike, config: str) -> list[Path]:
     """The parquet files of one config in a build folder."""
-    folder = Path(out) / config
-    return sorted(folder.glob("*-00000-of-00001.parquet"))
+    return layout.split_files(out, config)
 
 
 def build_configs(out: str | os.PathLike) -> list[str]:

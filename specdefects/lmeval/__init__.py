@@ -18,13 +18,13 @@ the Hub dataset :data:`HUB_ID`; lm_eval's ``--metadata '{"data": ..., "revision"
 
 from __future__ import annotations
 
-import glob
 import json
 import logging
 import os
 from functools import partial
 from pathlib import Path
 
+from .. import layout
 from ..builders import BuildError
 from ..builders.local import build_command, fingerprint, local_build
 from ..errors import SpecDefectsRuntimeError
@@ -118,7 +118,7 @@ def _read_build_folder(src: str, config: str, build_hint: str):
     local = Path(src).expanduser()
     if not local.is_dir():
         raise SpecDefectsDataError(f"data folder {src} does not exist: {build_hint}")
-    files = sorted(glob.glob(str(local / config / "test-*.parquet")))
+    files = [str(f) for f in layout.split_files(local, config, "test")]
     if not files:
         raise SpecDefectsDataError(f"{src} has no {config} config ({config}/test-*.parquet): {build_hint}")
     try:

@@ -52,6 +52,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import layout
 from ..files import atomic_path, check_writable_dir, write_json_atomic, write_text_atomic
 from ..hub import dataset_configs
 from ..models import ModelError, is_registered, resolve_model, spec
@@ -105,7 +106,7 @@ def _read_local(src: str, configs: Sequence[str]) -> dict[str, list[dict]]:
     if not folder.is_dir():
         raise RepresentationError(f"data folder {src} does not exist: build it with `specdefects build follow-tests "
                                   f"--out {src} --benchmarks ...`")
-    have = {c: [p for p in files if p.name.startswith("test-")] for c, files in dataset_configs(folder).items()}
+    have = {c: layout.split_files(folder, c, "test") for c in layout.configs(folder)}
     out = {}
     for config in configs:
         files = have.get(config) or []

@@ -7,6 +7,7 @@ import contextlib
 from collections import Counter
 from pathlib import Path
 
+from .. import layout
 from .errors import ValidatorError
 from .model import LABELS
 
@@ -71,7 +72,7 @@ def check_parquet_files(folder: Path) -> None:
     is named, where ``datasets`` says only that "an error occurred while generating the dataset"."""
     import pyarrow.parquet as pq
 
-    files = sorted(folder.glob("*.parquet"))
+    files = layout.split_files(folder.parent, folder.name)
     if not files:
         raise ValidatorError(f"{folder} holds no parquet file; build it with `specdefects build spec-defects`")
     for f in files:
