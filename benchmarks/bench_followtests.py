@@ -29,8 +29,8 @@ GOAL_S = 120.0
 
 
 def peer(sources: dict[str, str], n: int, workers: int | None) -> None:
-    from specdefects.benchmarks import load_tasks
     from specdefects.followtests.quality import QUALITY_BENCHMARKS, build_quality
+    from specdefects.sources import load_tasks
 
     tasks = [t for b in QUALITY_BENCHMARKS if b in sources for t in load_tasks(b, sources[b])][:n]
     stats = {}

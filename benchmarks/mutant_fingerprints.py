@@ -67,8 +67,8 @@ def sf_figures(mutants) -> dict:
 
 
 def main() -> None:
-    from specdefects.benchmarks import load_tasks
     from specdefects.defects import mutate_many
+    from specdefects.sources import load_tasks
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seed", type=int, default=0)

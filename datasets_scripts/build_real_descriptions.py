@@ -35,7 +35,7 @@ import argparse
 import json
 from pathlib import Path
 
-from specdefects.benchmarks import load_tasks
+from specdefects.sources import load_tasks
 
 OUT = Path(__file__).resolve().parents[1] / "specdefects" / "validator" / "real_descriptions.jsonl"
 

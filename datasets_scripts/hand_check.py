@@ -40,7 +40,7 @@ def _tests(task) -> str:
 
 
 def _load(sources: dict[str, str], benchmarks):
-    from specdefects.benchmarks import load_tasks
+    from specdefects.sources import load_tasks
 
     return {b: load_tasks(b, sources.get(b)) for b in benchmarks}
 

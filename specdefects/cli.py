@@ -68,9 +68,9 @@ def _run_harness_check(benchmarks: list[str], source: str | None, args, options:
 
 
 def cmd_harness_check(args) -> int:
-    from .benchmarks import available_benchmarks
     from .files import check_output_file, write_jsonl_atomic
     from .harness_check import format_report
+    from .sources import available_benchmarks
 
     if args.benchmark not in available_benchmarks():
         raise UsageError(f"unknown benchmark {args.benchmark!r}; choose from {', '.join(available_benchmarks())}")

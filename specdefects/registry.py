@@ -12,7 +12,7 @@ and the leaderboard's. Register more at run time (a plugin, a test)::
 
 A record names its behaviour by ``"module:attribute"`` (resolved on first use, the way entry points
 are), so this module sits at the bottom of the layering while the mutators live in
-:mod:`specdefects.defects` and the loaders in :mod:`specdefects.benchmarks`; a record registered at
+:mod:`specdefects.defects` and the loaders in :mod:`specdefects.sources`; a record registered at
 run time may hold the callables themselves.
 
 Names of this module are read live: :data:`specdefects.vocabulary.DEFECTS` and the other views
@@ -297,7 +297,7 @@ Example: for "Return the sum of the list." answer
 
 # --------------------------------------------------------------------------- the source benchmarks
 
-_B = "specdefects.benchmarks."
+_B = "specdefects.sources."
 register(
     BenchmarkType("humaneval", "HumanEval", _B + "humaneval:load", _B + "humaneval:DEFAULT_SOURCE", aliases=("he",),
                   follow_tests_as="humanevalplus"),

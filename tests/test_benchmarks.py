@@ -1,4 +1,4 @@
-"""Tests of specdefects.benchmarks: counts, the Task mapping contract, malformed rows,
+"""Tests of specdefects.sources: counts, the Task mapping contract, malformed rows,
 private-test decoding without executing pickles, and the Hub routing (no network)."""
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 from conftest import SHARED_DATA
 
-from specdefects.benchmarks import BENCHMARKS, available_benchmarks, humaneval, livecodebench, load_tasks, mbpp
 from specdefects.records import (
     RecordError,
     Task,
@@ -23,6 +22,7 @@ from specdefects.records import (
     tasks_from_dataset,
     tasks_to_dataset,
 )
+from specdefects.sources import BENCHMARKS, available_benchmarks, humaneval, livecodebench, load_tasks, mbpp
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 LCB_SAMPLE = FIXTURES / "livecodebench" / "sample.jsonl"

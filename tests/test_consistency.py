@@ -113,7 +113,7 @@ def test_check_cli_tests_file_and_json_lines(tmp_path, capsys):
 
 
 def test_humaneval_originals_with_their_check_functions_give_almost_no_finding():
-    from specdefects.benchmarks import load_tasks
+    from specdefects.sources import load_tasks
     tasks = load_tasks("humaneval")
     flagged = [t.task_id for t in tasks if findings(t.description, cases_of_task(t))]
     assert len(tasks) == 164 and len(flagged) <= 3, flagged  # measured: 0 (HumanEval states its outputs)
@@ -121,7 +121,7 @@ def test_humaneval_originals_with_their_check_functions_give_almost_no_finding()
 
 @pytest.mark.skipif(not MBPP.exists(), reason=f"needs the committed MBPP copy at {MBPP} (../shared)")
 def test_mbpp_originals_whose_tests_expect_unstated_messages_are_found():
-    from specdefects.benchmarks import load_tasks
+    from specdefects.sources import load_tasks
     tasks = {t.task_id: t for t in load_tasks("mbpp", source=str(MBPP))}
 
     def found(tid):

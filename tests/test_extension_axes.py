@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from specdefects import registry
-from specdefects.benchmarks import load_tasks
 from specdefects.records import DEFECTS, Op
+from specdefects.sources import load_tasks
 
 PKG = Path(__file__).resolve().parents[1] / "specdefects"
 

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 from conftest import SHARED_DATA
 
-from specdefects.benchmarks import load_tasks
 from specdefects.execution import run_batch
 from specdefects.followtests import (
     CATEGORIES,
@@ -29,6 +28,7 @@ from specdefects.followtests.matched import (
 )
 from specdefects.metrics import paired_switching
 from specdefects.records import Task, TestCase, decode_value
+from specdefects.sources import load_tasks
 
 FIX = Path(__file__).parent / "fixtures"
 MBPPPLUS = FIX / "mbppplus" / "MbppPlus.jsonl"

@@ -10,7 +10,6 @@ import pytest
 from conftest import SHARED_DATA
 from test_followtests import LCB, MBPPPLUS
 
-from specdefects.benchmarks import load_tasks
 from specdefects.execution import run_batch
 from specdefects.followtests.controls import (
     CONTROL_CONDITIONS,
@@ -21,6 +20,7 @@ from specdefects.followtests.controls import (
 )
 from specdefects.followtests.matched import build_matched
 from specdefects.records import Task, TestCase, decode_value
+from specdefects.sources import load_tasks
 
 MBPPPLUS_REAL = SHARED_DATA / "mbppplus" / "MbppPlus.jsonl.gz"
 HEPLUS = SHARED_DATA / "humanevalplus" / "HumanEvalPlus.jsonl.gz"

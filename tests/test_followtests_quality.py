@@ -11,7 +11,6 @@ import pytest
 from conftest import SHARED_DATA, needs_shared_data
 from heplus_fixture import NOOP, write_heplus_fixture
 
-from specdefects.benchmarks import load_tasks
 from specdefects.execution import Limits, run_batch
 from specdefects.followtests.kills import Job, run_versions
 from specdefects.followtests.matched import matched_features
@@ -25,6 +24,7 @@ from specdefects.followtests.quality import (
     quality_features,
 )
 from specdefects.records import Task, TestCase, decode_value, encode_value
+from specdefects.sources import load_tasks
 
 HEPLUS = SHARED_DATA / "humanevalplus" / "HumanEvalPlus.jsonl.gz"
 @pytest.fixture(scope="module")

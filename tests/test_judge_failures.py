@@ -221,7 +221,7 @@ LCB = MBPP.parents[1] / "livecodebench"
 def lcb():
     if not LCB.is_dir():
         pytest.skip(f"needs the LiveCodeBench public repackaging at {LCB} (../shared)")
-    from specdefects.benchmarks import load_tasks
+    from specdefects.sources import load_tasks
     return {t.task_id: t for t in load_tasks("livecodebench", str(LCB))}
 
 

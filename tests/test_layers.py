@@ -9,7 +9,7 @@ PKG = Path(__file__).resolve().parents[1] / "specdefects"
 
 LAYERS = {
     "records": 0, "vocabulary": 0, "registry": 0, "layout": 0, "files": 0, "errors": 0,
-    "benchmarks": 1, "execution": 1, "metrics": 1, "models": 1, "hub": 1, "llm": 1, "defects": 1,
+    "sources": 1, "execution": 1, "metrics": 1, "models": 1, "hub": 1, "llm": 1, "defects": 1,
     "builders": 2, "followtests": 2,
     "validator": 3, "report": 3, "representation": 3,
     "lmeval": 4, "leaderboard": 4, "cli": 4, "harness_check": 4, "hf_metric": 4,

@@ -1,4 +1,4 @@
-"""LiveCodeBench from its public repackaging (specdefects.benchmarks.livecodebench, "The public
+"""LiveCodeBench from its public repackaging (specdefects.sources.livecodebench, "The public
 repackaging"): counts and mapping on the real files, a real task through the sandbox, bad rows kept
 or skipped with their reason, the build (CLI) and the "public tests only" labels of lm-eval and the
 report. The real files live in ../shared/data/livecodebench: those tests skip without them."""
@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from conftest import SHARED_DATA
 
-from specdefects.benchmarks import RowSkipped, load_tasks
-from specdefects.benchmarks.livecodebench import PUBLIC_FILE, STARTER_FILE
 from specdefects.execution import Limits, run_batch
 from specdefects.records import RecordError, Task, decode_value
+from specdefects.sources import RowSkipped, load_tasks
+from specdefects.sources.livecodebench import PUBLIC_FILE, STARTER_FILE
 
 LCB = SHARED_DATA / "livecodebench"
 needs_lcb = pytest.mark.skipif(not (LCB / PUBLIC_FILE).is_file(),
@@ -230,8 +230,8 @@ def test_an_answer_that_uses_the_starter_codes_typing_names_runs():
     answer must not fail on NameError (46 of the 0.5B's 200 Orig answers did before)."""
     if not LCB.is_dir():
         pytest.skip(f"needs the LiveCodeBench public repackaging at {LCB} (../shared)")
-    from specdefects.benchmarks import load_tasks
     from specdefects.execution import score_answers
+    from specdefects.sources import load_tasks
     task = {t.task_id: t for t in load_tasks("livecodebench", str(LCB))}["lcbpub-0009"]  # countSeniors
     answer = ("```python\nclass Solution:\n    def countSeniors(self, details: List[str]) -> int:\n"
               "        return sum(int(d[11:13]) > 60 for d in details)\n```")

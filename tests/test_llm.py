@@ -270,7 +270,7 @@ def test_engine_retries_until_compliant_and_routes_through_mutate():
 
 
 def test_engine_on_humaneval_docstring_and_bad_input():
-    from specdefects.benchmarks import load_tasks
+    from specdefects.sources import load_tasks
     task = load_tasks("humaneval")[0]
     new = task.description.replace("given list of numbers", "given list of numbres")
     with FakeServer([(200, reply(new))]) as srv:

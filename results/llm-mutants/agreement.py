@@ -12,7 +12,7 @@ import csv
 import sys
 from pathlib import Path
 
-from specdefects.benchmarks import load_tasks
+from specdefects.sources import load_tasks
 from specdefects.defects import mutate
 from specdefects.defects.judge import judge_rules
 from specdefects.defects.llm_store import JudgeStore, MutantStore, mutant_from_record

@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from specdefects.benchmarks import load_tasks
+from specdefects.sources import load_tasks
 from specdefects.defects.llm_runs import generate, rules_skipped
 from specdefects.llm import LLMClient
 

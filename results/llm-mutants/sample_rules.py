@@ -2,7 +2,7 @@
     python results/llm-mutants/sample_rules.py   (prints each with its changes marked)"""
 import random
 
-from specdefects.benchmarks import load_tasks
+from specdefects.sources import load_tasks
 from specdefects.builders import mark_changes
 from specdefects.defects import mutate_many
 

@@ -2,7 +2,7 @@
     python results/llm-mutants/show.py STORE.jsonl [STORE.jsonl ...]"""
 import sys
 
-from specdefects.benchmarks import load_tasks
+from specdefects.sources import load_tasks
 from specdefects.builders import mark_changes
 from specdefects.defects.llm_store import MutantStore
 

@@ -116,7 +116,7 @@ def add_build_parser(sub) -> None:
                "(google-research-datasets/mbpp) or --source mbpp=mbpp.jsonl (the original release file); "
                "livecodebench from the Hub (livecodebench/code_generation_lite), a folder of its test*.jsonl "
                "files, or a folder holding lcb_release_v6_public.json, the public repackaging (public tests only; "
-               "see specdefects/benchmarks/livecodebench.py).")
+               "see specdefects/sources/livecodebench.py).")
         + "\n\nexamples:\n  specdefects build spec-defects --out out/spec-defects --benchmarks humaneval mbpp "
                "--source mbpp=mbpp.jsonl\n  specdefects build spec-defects --out out/spec-defects --benchmarks "
                "livecodebench --source livecodebench=PATH/TO/lcb_release_v6_public_folder"

@@ -26,10 +26,10 @@ from typing import Any
 import yaml
 
 from .. import layout
-from ..benchmarks import DEFAULT_SOURCES, RowSkipped, load_tasks
 from ..errors import SpecDefectsInputError
 from ..files import atomic_path, check_output_dir, write_json_atomic, write_text_atomic
 from ..records import Task
+from ..sources import DEFAULT_SOURCES, RowSkipped, load_tasks
 
 BENCHMARK_SPLIT = "test"
 REPORT_FILE = "build_report.json"

@@ -39,7 +39,6 @@ from pathlib import Path
 import numpy as np
 
 from .. import __version__, layout
-from ..benchmarks import RowSkipped
 from ..defects import judge
 from ..defects.invariance import check_invariance
 from ..defects.llm_runs import dataset_mutants
@@ -47,6 +46,7 @@ from ..defects.llm_store import STORE_DIR, JudgeStore, MutantStore, StoreError, 
 from ..execution import check_references
 from ..files import atomic_dir
 from ..records import DEFECTS, Mutant, Task, task_features
+from ..sources import RowSkipped
 from ..vocabulary import BENCHMARKS, DEFECT_VARIANTS
 from .card import render_card
 from .common import (

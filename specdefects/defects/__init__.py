@@ -1,6 +1,6 @@
 """Defect injectors: lexical vagueness (LV), under-specification (US), syntax/formatting (SF).
 
->>> from specdefects.benchmarks import load_tasks
+>>> from specdefects.sources import load_tasks
 >>> from specdefects.defects import mutate, mutate_many
 >>> tasks = load_tasks("humaneval")
 >>> m = mutate(tasks[0], "LV", seed=0)            # a Mutant, or NotApplicable(task_id, defect, reason)

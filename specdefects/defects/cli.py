@@ -24,8 +24,8 @@ class _Usage(SpecDefectsInputError):
 def select_tasks(args) -> list:
     """The tasks of ``--benchmark`` (``--source``) picked by ``--task-id`` and ``--limit``; a
     ValueError names a bad choice (shared with ``specdefects mutate``)."""
-    from ..benchmarks import available_benchmarks
     from ..builders.common import load_benchmark  # every load failure as one line naming the source
+    from ..sources import available_benchmarks
 
     if args.benchmark not in available_benchmarks():
         raise _Usage(f"unknown benchmark {args.benchmark!r}; choose from {', '.join(available_benchmarks())}")

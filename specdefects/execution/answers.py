@@ -26,9 +26,9 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Any
 
-from ..benchmarks import livecodebench
 from ..errors import SpecDefectsInputError
 from ..records import Task
+from ..sources import livecodebench
 from .extract import extract_code
 from .runner import run_batch
 from .sandbox import Limits

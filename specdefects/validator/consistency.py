@@ -36,7 +36,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..benchmarks._common import parse_python
+from ..sources._common import parse_python
 
 _WORD = re.compile(r"[a-z]{3,}")
 _TOKEN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{3,}(?![A-Za-z0-9])")  # a word, not letters inside a hash

@@ -58,7 +58,7 @@ no public test, malformed or mixed tests) becomes a task with ``runnable = False
 ``not_runnable_reason``, no tests (``public_test_cases`` kept as given in its metadata) and, when
 its function name is unknown, ``test_kind = "stdin"`` (a ``"function"`` task needs an entry
 point). A row that cannot be a task (not an object, no integer ``id``, an empty statement, a
-repeated ``id``) is left out with a :class:`~specdefects.benchmarks._common.RowSkipped` warning,
+repeated ``id``) is left out with a :class:`~specdefects.sources._common.RowSkipped` warning,
 which the dataset builders record in their report. On the real files: 1,055 tasks, 991
 runnable (610 stdin, 381 functional), 63 without a function name, 1 without a public test.
 
@@ -284,7 +284,7 @@ def check_public_version(version: str) -> None:
 def load_public(path: Path, version: str = DEFAULT_VERSION) -> list[Task]:
     """Tasks of the public repackaging (see the module docstring). Rows that cannot become a task
     (not an object, no integer ``id``, an empty statement, a repeated ``id``) are left out with a
-    :class:`~specdefects.benchmarks._common.RowSkipped` warning; every other row is kept, runnable
+    :class:`~specdefects.sources._common.RowSkipped` warning; every other row is kept, runnable
     or not (``metadata["runnable"]``, ``metadata["not_runnable_reason"]``)."""
     check_public_version(version)
     folder = path if path.is_dir() else path.parent

