@@ -58,3 +58,71 @@ def test_the_check_sees_an_upward_import(tmp_path, monkeypatch):
     assert [t for _, t in _imports(fake / "records.py")][-1] == "report"
     with pytest.raises(AssertionError, match=r"records.py:\d+ \(layer 0\) imports report \(layer 3\)"):
         test_no_module_imports_a_higher_layer()
+
+
+def _module_graph(pkg: Path) -> dict[str, set[str]]:
+    """module -> the package modules it imports when it is imported (module-level imports only: an
+    import inside a function runs later and cannot take part in an import cycle)."""
+    def name(p: Path) -> str:
+        parts = list(p.relative_to(pkg.parent).with_suffix("").parts)
+        return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+    mods = {name(p): p for p in pkg.rglob("*.py")}
+    graph = {}
+    for mod, path in mods.items():
+        here = mod.split(".") if path.name == "__init__.py" else mod.split(".")[:-1]
+        deps = set()
+        for top in ast.parse(path.read_text()).body:
+            for node in ast.walk(top) if isinstance(top, (ast.If, ast.Try)) else [top]:
+                if not isinstance(node, ast.ImportFrom):
+                    continue
+                if node.level:
+                    target = here[: len(here) - node.level + 1] + (node.module.split(".") if node.module else [])
+                elif (node.module or "").startswith(pkg.name):
+                    target = node.module.split(".")
+                else:
+                    continue
+                t = ".".join(target)
+                if node.module and t in mods:
+                    deps.add(t)
+                deps.update(f"{t}.{a.name}" for a in node.names if f"{t}.{a.name}" in mods)
+        graph[mod] = deps
+    return graph
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(m):
+        state[m] = 1
+        path.append(m)
+        for d in sorted(graph.get(m, ())):
+            if state.get(d) == 1:
+                return path[path.index(d):] + [d]
+            if d not in state and (found := visit(d)):
+                return found
+        state[m] = 2
+        path.pop()
+        return None
+
+    for m in sorted(graph):
+        if m not in state and (found := visit(m)):
+            return found
+    return None
+
+
+def test_no_import_cycles():
+    assert _cycle(_module_graph(PKG)) is None
+
+
+def test_the_cycle_check_sees_a_cycle(tmp_path):
+    fake = tmp_path / "specdefects"
+    (fake / "sub").mkdir(parents=True)
+    (fake / "__init__.py").write_text("")
+    (fake / "a.py").write_text("from .sub import b\n")
+    (fake / "sub" / "__init__.py").write_text("")
+    (fake / "sub" / "b.py").write_text("def f():\n    from ..a import x  # lazy: no cycle\n")
+    assert _cycle(_module_graph(fake)) is None
+    (fake / "sub" / "b.py").write_text("from ..a import x\n")
+    assert _cycle(_module_graph(fake)) == ["specdefects.a", "specdefects.sub.b", "specdefects.a"]
