@@ -17,8 +17,7 @@ PKG = Path(__file__).resolve().parents[1] / "specdefects"
 
 def _shout(task, seed):
     """The toy defect: the description's first word in capitals (a real, checkable edit)."""
-    from specdefects.defects import NotApplicable
-    from specdefects.defects._common import build_mutant
+    from specdefects.defects import NotApplicable, build_mutant
 
     words = task.description.split()
     if not words or words[0].isupper():
@@ -167,3 +166,17 @@ def test_bad_records_are_refused():
         registry.BenchmarkType("toy", "Toy", prompt="chat")
     with pytest.raises(SpecDefectsInputError, match="unknown defect 'ZZ'"):
         registry.defect_type("ZZ")
+
+
+def test_the_readme_example_runs():
+    """The README's extension example, as written, makes three toy mutants."""
+    import subprocess
+    import sys
+
+    readme = (PKG.parent / "README.md").read_text()
+    section = readme[readme.index("### Extend it"):]
+    code = section[section.index("```python\n") + 10:section.index("```\n", section.index("```python\n") + 10)]
+    out = subprocess.run([sys.executable, "-c", code + "\nprint(len(mutants), len(skipped), mutants[0].defect)"],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["3", "0", "XX"]

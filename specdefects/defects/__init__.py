@@ -22,7 +22,7 @@ from ..errors import SpecDefectsInputError
 from ..records import DEFECTS, Mutant, Task
 from ..registry import LiveMapping, defect_types, resolve
 from ..vocabulary import DEFECT_VARIANTS
-from ._common import NotApplicable, apply_ops, is_prompt_op
+from ._common import NotApplicable, apply_ops, build_mutant, is_prompt_op
 
 # defect code -> its rule mutator, from the registry (specdefects.registry.DefectType.mutator)
 MUTATORS = LiveMapping(lambda: {c: resolve(d.mutator) for c, d in defect_types().items() if d.mutator})
@@ -72,4 +72,4 @@ def mutate_many(tasks: Iterable[Task], defects: Iterable[str] = DEFECT_VARIANTS,
     return mutants, skipped
 
 
-__all__ = ["MUTATORS", "NotApplicable", "apply_ops", "is_prompt_op", "mutate", "mutate_many"]
+__all__ = ["MUTATORS", "NotApplicable", "apply_ops", "build_mutant", "is_prompt_op", "mutate", "mutate_many"]
