@@ -21,7 +21,7 @@ BATCH=${BATCH:-128}
 DTYPE=${DTYPE:-$("$VENV_BIN/python" -c 'from specdefects.models.runtime import chosen_dtype; print(chosen_dtype())')}
 export VLLM_CPU_KVCACHE_SPACE=${VLLM_CPU_KVCACHE_SPACE:-4} VLLM_ENABLE_V1_MULTIPROCESSING=0
 
-ALL_RUNS="he-0.5b lcb-sample-0.5b paired-0.5b matched-he-0.5b quality-0.5b matched-mbpp-0.5b he-1.5b mbpp-0.5b controls-he-0.5b controls-mbpp-0.5b represent-0.5b"  # also: mbpp-sample-0.5b
+ALL_RUNS="he-0.5b lcb-sample-0.5b paired-0.5b matched-he-0.5b quality-0.5b matched-mbpp-0.5b he-1.5b mbpp-sample-0.5b controls-he-0.5b controls-mbpp-0.5b represent-0.5b"  # also: mbpp-0.5b (all 974 tasks, about 70 min on 2 cores)
 
 # the committed spec-defects runs were made on the rule-made dataset: --llm-store none rebuilds it
 spec_data() {
