@@ -22,6 +22,7 @@ reflect what is registered when they are read, not when they were imported.
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -40,6 +41,11 @@ def resolve(ref: Any) -> Any:
     """``"package.module:attribute"`` -> the attribute; anything else (a callable, plain text) as it is."""
     if not (isinstance(ref, str) and _REF.fullmatch(ref)):
         return ref
+    return _import(ref)
+
+
+@functools.cache
+def _import(ref: str) -> Any:  # mutate() and judge_rules() resolve per item: import once
     module, _, attr = ref.partition(":")
     return getattr(importlib.import_module(module), attr)
 
@@ -153,29 +159,30 @@ def benchmark_types(dataset: str | None = None) -> dict[str, BenchmarkType]:
     return {n: b for n, b in _BENCHMARKS.items() if dataset is None or dataset in b.datasets}
 
 
-def benchmark_type(name: str) -> BenchmarkType:
-    try:
-        return _BENCHMARKS[name]
-    except (KeyError, TypeError):
-        raise SpecDefectsInputError(f"unknown benchmark {name!r}; available: {', '.join(sorted(_BENCHMARKS))}") \
-            from None
+class _LiveView:
+    """A read-only view recomputed from the registry on every read: a defect registered later shows
+    up in names imported before it was registered."""
 
-
-class LiveSequence(Sequence):
-    """A read-only sequence recomputed from the registry on every read (a registered defect shows up
-    in names imported before it was registered). Compares equal to a tuple or list of the same items."""
-
-    def __init__(self, compute: Callable[[], tuple]):
+    def __init__(self, compute: Callable[[], Any]):
         self._compute = compute
 
-    def __getitem__(self, i):
-        return self._compute()[i]
+    def __getitem__(self, key):
+        return self._compute()[key]
 
     def __len__(self) -> int:
         return len(self._compute())
 
     def __iter__(self):
         return iter(self._compute())
+
+    def __repr__(self) -> str:
+        return repr(self._compute())
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class LiveSequence(_LiveView, Sequence):
+    """A live tuple; compares equal to a tuple or list of the same items."""
 
     def __contains__(self, x) -> bool:
         return x in self._compute()
@@ -183,40 +190,12 @@ class LiveSequence(Sequence):
     def __eq__(self, other) -> bool:
         return isinstance(other, (tuple, list, LiveSequence)) and tuple(self) == tuple(other)
 
-    __hash__ = None  # type: ignore[assignment]
 
-    def __repr__(self) -> str:
-        return repr(self._compute())
-
-    def __add__(self, other):
-        return self._compute() + tuple(other)
-
-    def __radd__(self, other):
-        return type(other)(other) + type(other)(self._compute())
-
-
-class LiveMapping(Mapping):
-    """A read-only mapping recomputed from the registry on every read (see :class:`LiveSequence`)."""
-
-    def __init__(self, compute: Callable[[], dict]):
-        self._compute = compute
-
-    def __getitem__(self, k):
-        return self._compute()[k]
-
-    def __len__(self) -> int:
-        return len(self._compute())
-
-    def __iter__(self):
-        return iter(self._compute())
+class LiveMapping(_LiveView, Mapping):
+    """A live dict; compares equal to a mapping of the same items."""
 
     def __eq__(self, other) -> bool:
         return isinstance(other, Mapping) and dict(self.items()) == dict(other.items())
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return repr(self._compute())
 
 
 # --------------------------------------------------------------------------- the study's three defects
@@ -312,6 +291,5 @@ register(
                   public_tests_only=True),
 )
 
-__all__ = ["CLEAN", "BenchmarkType", "DefectType", "LiveMapping", "LiveSequence", "benchmark_type",
-           "benchmark_types", "defect_codes", "defect_type", "defect_types", "register",
+__all__ = ["CLEAN", "BenchmarkType", "DefectType", "LiveMapping", "LiveSequence", "benchmark_types", "defect_codes", "defect_type", "defect_types", "register",
            "registered", "resolve", "unregister"]

@@ -109,8 +109,7 @@ def _config(name):
     return name
 
 
-def _variant(v):
-    return normalize_variant(v)  # orig/us/lv/sf in any case (and any registered defect)
+_variant = normalize_variant  # orig/us/lv/sf in any case (and any registered defect)
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
