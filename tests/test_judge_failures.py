@@ -349,3 +349,31 @@ def test_round10_failures_are_refused(he, mbpp, lcb):
         assert isinstance(m, NotApplicable) or "(each open brace is properly closed" in m.task.description
         m = mutate(mbpp["776"], "US", seed=seed)
         assert isinstance(m, NotApplicable) or "neighbors" in m.task.description
+
+
+def test_round11_us_failures_are_refused(he, mbpp, lcb):
+    """Round 11 (seed 36), US: a superlative of an input the text still names ('maximum possible weight
+    w'), a lead-in with the definition it introduces, the task's own decision sentence, 'increasing'
+    where the rest says sorted, a quoted letter the name still says (wordz), half of a one-sentence
+    request, 'more than once' beside 'duplicates', a clause that takes an operation along, a separator
+    the output template shows, 'even' out of 'even index binomial coefficients'."""
+    from specdefects.defects import NotApplicable, mutate
+
+    def kept(task, text, seeds=range(4)):
+        for seed in seeds:
+            m = mutate(task, "US", seed=seed)
+            assert isinstance(m, NotApplicable) or text in m.task.description, (task.task_id, seed)
+
+    kept(he["HumanEval/72"], "maximum possible weight w")
+    kept(he["HumanEval/130"], "Tribonacci sequence is defined by the recurrence:")
+    kept(he["HumanEval/109"], "Your task is to determine if")
+    kept(he["HumanEval/123"], "returned list sorted in increasing order")
+    kept(he["HumanEval/123"], "as follows: start with any positive integer n")
+    kept(mbpp["643"], "containing 'z'")
+    kept(mbpp["236"], "that can be formed within a given equilateral triangle")
+    kept(mbpp["376"], "that occur more than once")
+    kept(mbpp["274"], "even index")
+    kept(lcb["lcbpub-0585"], "that is equal to 1 and change it to 0")
+    kept(lcb["lcbpub-0197"], "separated by a space")
+    # the 'and' of "prime numbers and[ less than n]" is left dangling: never made
+    kept(he["HumanEval/96"], "less than n")

@@ -27,10 +27,17 @@ def texts(task: Task) -> str:
     return "\n".join([task.description, task.prompt, task.reference, task.test_code, task.starter_code, ex])
 
 
-def rename_ok(task: Task, old: str, new: str) -> bool:
+def rename_ok(task: Task, old: str, new: str, prose_may_say: bool = False) -> bool:
+    """``old`` can become ``new`` everywhere without a clash. With ``prose_may_say`` the new name may
+    be a word of the description (US: ``first_odd`` less "first" is ``odd``, and the prose says "odd
+    number"): only code, examples and the rest of the prompt must not use it."""
     if old in rn.RESERVED or new in rn.RESERVED or len(old) < 3:
         return False
-    if rn.word_pattern(new).search(texts(task)) or re.search(r"\b" + re.escape(new) + r"\b", texts(task)):
+    seen = texts(task)
+    if prose_may_say:
+        s, e = task.description_span
+        seen = seen.replace(task.description, " ") + task.prompt[:s] + " " + task.prompt[e:]
+    if rn.word_pattern(new).search(seen) or re.search(r"\b" + re.escape(new) + r"\b", seen):
         return False
     for code in (task.prompt, task.reference, task.test_code):
         if code and old in rn.forbidden_uses(code, {old}):

@@ -238,7 +238,7 @@ US_MAIN_REQUEST = re.compile(r"^(?:write|create|implement|given|you are given|yo
 US_SIGNALS = {
     "numeric_bound": r"\d|<|>|≤|≥|\\le|\b(?:two|three|four|[nkm](?:-|')?th)\b|^\s*[nkm]\s*$|\b(at most|at least|between|up to|less|greater|smaller|larger|longer|"
                      r"shorter|more than|fewer|size|length|range|once|twice|times|exceed\w*|bound\w*|limit\w*|"
-                     r"one or more|zero or more|digits)\b",
+                     r"one or more|zero or more|digits|upto|till|until)\b",
     "ordering": r"\b(ascending|descending|increasing|decreasing|sort\w*|order\w*|alphabetical\w*|lexicographic\w*|"
                 r"numerically|respectively|reverse\w*|first|last|next|previous|left\w*|right\w*|leading|trailing|end|beginning|"
                 r"rotat\w*|alternate|alternating)\b|\bby\s+(?:(?:its|the|their|each)\s+)?(?:[\w-]+\s+){0,2}?"
@@ -255,12 +255,15 @@ US_SIGNALS = {
                r"defined|define|means|i\.e|modulo|mod|formula|equation|recurrence|case|overlap\w*|inclusive|"
                r"exclusive|called|considered|equal|sum|product|average|mean|difference|followed by|each|every|"
                r"balanced|closed|matched|properly|exactly|delimiter|separator|character|symbol|"
-               r"\w+ing)\b|=|->|\*",
+               r"lateral|geometric|arithmetic|harmonic|absolute|relative|cumulative|inner|outer|middle|central|"
+               r"nested|separately|individually|cyclically|circularly|in[- ]place|simultaneously|\w+[- ]?wise|"
+               r"except|excluding|other than|apart from|but not|also|\w+ing)\b|=|->|\*",
     "error_handling": r"\b(raise[sd]?|errors?|exceptions?|invalid|throws?)\b",
     "output_format": r"\b(round\w*|decimals?|format\w*|form|tuple|list|string|integer|float|set|dictionary|"
                      r"boolean|separated|delimited|spaces?|commas?|binary|camel|snake|type|coordinates|characters|"
                      r"words|digits|number|octal|hexadecimal|decimal|roman|uppercase|lowercase|case|tuples|sets?|"
-                     r"lists|dictionar(?:y|ies))\b",
+                     r"lists|dictionar(?:y|ies)|positions?|indices|index|indexes|counts?|frequenc(?:y|ies)|"
+                     r"locations?|occurrences?)\b",
 }
 US_SIGNAL_RX = {k: re.compile(v, re.I) for k, v in US_SIGNALS.items()}
 US_STOP = set("a an the of to in on for from with by and or is are be as at that which this it its if when then "

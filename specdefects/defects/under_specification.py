@@ -87,7 +87,8 @@ I = re.IGNORECASE
 # any modal verb) and never make a sentence deletable on their own.
 SENTENCE_RULES: list[tuple[str, re.Pattern]] = [
     ("error_handling", re.compile(r"\b(raise[sd]?|throws?|exceptions?|errors?|invalid)\b", I)),
-    ("numeric_bound", re.compile(r"\d\s*(<=|<|≤|>=|≥)|\\leq|\\le\b|\bat (most|least)\b|\bbetween\s+-?\d|"
+    ("numeric_bound", re.compile(r"\d\s*(<=|<|≤|>=|≥)|\\leq|\\le\b|\bat (most|least)\b|\bbetween\s+-?\d|\bno limit\b|"
+                                 r"\b(?:less|greater|more|fewer|smaller|larger|bigger)\s+th[ae]n\s+-?\d|"
                                  r"\b(in the )?range\b.*\d|\bno (more|less) than\b|\bup to\b|10\^|\d\s*\*\*\s*\d",
                                  I)),
     ("output_edge_case", re.compile(r"^\s*(if|when|in case|otherwise|else|for an? empty)\b|\b(if|when)\b.*\b(returns?|"
@@ -99,7 +100,7 @@ SENTENCE_RULES: list[tuple[str, re.Pattern]] = [
                                  r"float)|space[- ]separated|separated by|in the form)\b", I)),
     ("formula", re.compile(r"\b(?:is|are)\s+an?\s+[\w-]+\s+(?:in which|where|whose|such that)\b|"
                            r"\b(defined as|is defined|means|i\.e\.|that is|formula|equal to|calculated|computed|"
-                           r"is the (sum|product|number|average|difference))\b|\s=\s", I)),
+                           r"is the (sum|product|number|average|difference))\b|\s=\s|\w\*\*\w+\s*=\s*\w", I)),
     ("input_precondition", re.compile(r"\b(assume|assumed|guaranteed|will (always|only|never)|always|never|"
                                       r"you may|only contains?|consists? (only )?of|non-negative|positive|"
                                       r"non-empty|lowercase|uppercase|ignore|valid|input|note)\b", I)),
@@ -135,6 +136,7 @@ REQUEST = re.compile(r"^\s*(you (need|have|are asked|should|must|will) (to )?|yo
                      r"(this|the) function|it (should|must|will))\b", I)
 # an edge case strong enough to make a conditional main-request sentence a constraint
 STRONG_EDGE = re.compile(r"\b(empty|none|null|zero|negative|invalid|missing|exists?|found|possible|ties?|otherwise|"
+                         r"multiple|several|more than one|"
                          r"else|no such|neither)\b|n't\b|(?<![\w-])-1\b", I)
 EDGE = re.compile(r"\b(empty|none|null|zero|no|not|nothing|negative|invalid|missing|exists?|found|possible|ties?|"
                   r"otherwise|else|fewer|less than|more than|equal|same|duplicates?|multiple|neither)\b|n't\b|"
@@ -322,6 +324,10 @@ PHRASES: list[tuple[str, int, re.Pattern]] = [
     # by how much, how the result is ordered, what else counts, what else holds, what else to do
     ("numeric_bound", 2, re.compile(r"(?<=\w)\s+by\s+-?\d+\b(?=\s*(?:[.,;]|$))", I)),
     ("formula", 2, re.compile(r"\s+or\s+any\s+of\s+its\s+[\w-]+", I)),
+    # a second property it must have ("a Fibonacci number[ and it's also prime]")
+    ("formula", 2, re.compile(r",?\s+and\s+(?:it'?s|it\s+is|is|are)\s+also\s+(?:an?\s+)?[\w-]+" + END, I)),
+    # the other direction allowed ("monotonically increasing[ or decreasing]")
+    ("ordering", 2, re.compile(r"(?<=ing)\s+or\s+(?:decreasing|increasing|non-decreasing|non-increasing)\b", I)),
     ("input_precondition", 1, re.compile(r",?\s+and\s+all\s+(?:the\s+)?[\w-]+\s+(?:are|is)\s+(?:an?\s+)?[\w-]+"
                                          r"(?=\s*[.;]|$)", I)),
     ("output_format", 1, re.compile(r",?\s+(?:round|rounding)\s+[^.;\n]{3,80}?(?=\s*[.;]|$)", I)),
@@ -331,9 +337,33 @@ PHRASES: list[tuple[str, int, re.Pattern]] = [
                                     r"\s+as\s+an?\s+\w+", I)),
     ("input_precondition", 1, re.compile(r"\s+(?:consisting|consists)\s+(?:only\s+)?of\s+(?:only\s+)?\d+s\s+and\s+\d+s\b",
                                          I)),
+    # what is left out or kept in ("except the first and the last bit", "including duplicates")
+    ("output_edge_case", 2, re.compile(r",?\s+(?:except|excluding|other\s+than|apart\s+from|but\s+not|"
+                                       r"including|along\s+with|together\s+with)\s+(?:for\s+)?"
+                                       r"(?:(?!\busing\b)[^.;:,\n]){2,50}?" + CLAUSE_END, I)),
+    # how far it goes ("reverse an array[ upto a given position]", "count the elements[ until ...]")
+    ("numeric_bound", 2, re.compile(r"(?<=\w)\s+(?:up\s?to|upto|till|until)\s+(?:(?:a|an|the)\s+)?"
+                                    r"(?:(?!\busing\b)[^.;:,\n]){2,50}?" + CLAUSE_END, I)),
+    # what else the answer carries ("find all adverbs[ and their positions] in a given sentence")
+    ("output_format", 2, re.compile(r"\s+and\s+(?:their|its|the(?:ir)?\s+respective)\s+(?:positions?|indices|index|"
+                                    r"indexes|counts?|frequenc(?:y|ies)|lengths?|locations?|values?|occurrences?)\b",
+                                    I)),
+    # how it is done where the tests see it ("merge the first and last elements[ separately]")
+    ("formula", 2, re.compile(r"(?<=\w),?\s+(?:separately|individually|respectively|cyclically|circularly|in[- ]place|"
+                              r"simultaneously|pairwise|element[- ]?wise|index[- ]?wise)(?=\s*(?:[.,;]|$)|\s+(?:in|of|"
+                              r"from|for|and)\b)", I)),
+    ("formula", 2, re.compile(r"(?<=\s)(?:index|element)[- ]?wise\s+(?=[a-z])", I)),
+    # the end a match is anchored at ("a string that has an 'a' followed by anything[, ending in 'b']")
+    ("formula", 2, re.compile(r",\s+(?:starting|ending|beginning)\s+(?:with|in)\s+(?:'[^'\n]*'|\"[^\"\n]*\")" + END,
+                              I)),
+    # a kind that the rest of the request does not define ("the[ lateral] surface area", "[geometric] series")
+    ("formula", 2, re.compile(after_words(*DETERMINERS) + r"(?:lateral|geometric|arithmetic|harmonic|"
+                              r"absolute|relative|cumulative|decimal|hexadecimal|octal|binary|"
+                              r"inner|outer|middle|central|nested|unique)\s+(?=[a-z])(?!(?:and|or|of|to|in|on|by|"
+                              r"from|than|one|ones|number|numbers|value|values)\b)", I)),
     # --- tier 3: a superlative that pins which value is meant
     ("formula", 3, re.compile(after_words("the", "a", "an", "of", "all", "its", "each", "find", "get", "with", "sum",
-                                          "count") + r"(?:maximum|minimum|max|min|largest|smallest|longest|shortest|"
+                                          "count", "n", "k", "m", "two", "three") + r"(?:maximum|minimum|max|min|largest|smallest|longest|shortest|"
                               r"highest|lowest|greatest|biggest)\s+" + QUALIFIED_ANY + r"(?!numbers?\s+of\b)", I)),
 ]
 
@@ -402,6 +432,8 @@ def sentence_category(text: str) -> str | None:
         return None
     if REQUEST.match(text) and not (EDGE.search(text) and CONDITION.search(text)):
         return None
+    if REQUEST.match(text) and re.search(r"\b(?:determine|check|decide|find out|tell)\s+(?:if|whether)\b", text, I):
+        return None  # "Your task is to determine if it is possible to ...": the condition is the task
     for cat, rx in SENTENCE_RULES[:-GENERIC_SENTENCE_RULES]:
         if rx.search(text):
             if cat in SPECIFIC and not SPECIFIC[cat].search(text):
@@ -431,7 +463,8 @@ def candidates(desc: str) -> list[tuple[str, int, int, int]]:
     for i, (s, e) in enumerate(sents):
         if i == 0 or _first_after_header(desc, s):
             continue  # the request, also where a header ("Task", "Problem") stands before it
-        if desc[s:e].rstrip().endswith(":") or re.match(r"\s*otherwise,?\s+return\s+(true|false)\b", desc[s:e], I):
+        if desc[s:e].rstrip().endswith(":") or re.match(r"\s*otherwise,?\s+(?:it\s+)?(?:should\s+)?return\s+"
+                                                          r"[\"']?(true|false|yes|no)\b", desc[s:e], I):
             continue  # a lead-in to a list ("... if all of the following are met:"); a predicate's complement
         if i + 1 < len(sents) and (LEANS_BACK.match(desc[sents[i + 1][0]:sents[i + 1][1]])
                                    or re.search(r"\bsuch\s+\w+", desc[sents[i + 1][0]:sents[i + 1][1]], I)):
@@ -484,7 +517,7 @@ def candidates(desc: str) -> list[tuple[str, int, int, int]]:
 
 
 # "return True if ..., and False otherwise" / "and should return False for others otherwise"
-PREDICATE_COMPLEMENT = re.compile(r",?\s+(?:or|and)\s+(?:should\s+)?(?:return\s+)?(?:true|false)\s+"
+PREDICATE_COMPLEMENT = re.compile(r",?\s+(?:or|and)\s+(?:should\s+)?(?:return\s+)?(?:true|false|[\"']?(?:yes|no)[\"']?)\s+"
                                   r"(?:otherwise|else|in other cases|[^.;,\n]{1,40}?\s+otherwise)\b", I)
 FORMAL_SECTION = re.compile(r"^[ \t]*(?:input|output|constraints?|sample input[ \t]*\d*|example[ \t]*\d+)[ \t]*:?[ \t]*$",
                             re.M | I)
@@ -649,8 +682,9 @@ def _clean(desc: str, s: int, e: int) -> tuple[int, int, str] | None:
         return None
     if desc[:1].isupper() and not new[:1].isupper():
         return None
-    if desc.rstrip().endswith((".", "?", "!")) and not new.rstrip().endswith((".", "?", "!", ")")):
-        return None  # the last sentence went, and the one before it had no full stop
+    if desc.rstrip().endswith((".", "?", "!")) and not new.rstrip().endswith((".", "?", "!", ")")) and \
+            not (e >= len(desc.rstrip()) and desc[:s].endswith("\n") is False and "\n" in desc[s:e][:2]):
+        return None  # the last sentence went, and the one before it had no full stop (unless that line never had one)
     if not new.strip():
         return None
     return s, e, rep
@@ -711,19 +745,23 @@ NAME_LINK_WORDS = frozenset("to of in for by from with and or the a an given int
 NAME_TOKEN = re.compile(r"_+|[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 
 
-def neutral_name(task: Task, deleted: str) -> str | None:
+def neutral_name(task: Task, deleted: str, rest: str = "") -> str | None:
     """The entry point without the parts that say what ``deleted`` said (``max_Abs_Diff`` less
     "maximum" is ``Abs_Diff``), so the constraint leaves the name with the prose; None when no
-    such name is safe (nothing left, a builtin, a clash, or the prose itself names the function)."""
+    such name is safe (nothing left, a builtin, a clash, or the prose itself names the function).
+    A part the description ``rest`` still says stays (``sort_matrix`` less "in ascending order" keeps
+    "sort": the prose still sorts); where no part goes, the name is the entry point itself."""
     entry = task.entry_point
     tokens = NAME_TOKEN.findall(entry or "")
     if task.test_kind != "function" or not entry or "".join(tokens) != entry or \
             rn.word_pattern(entry).search(task.description):
         return None
     words = content_words(deleted)
-    kept = [t for t in tokens if t.startswith("_") or not any(name_says(t.lower(), w) for w in words)]
+    still = {w[:5] for w in content_words(rest)}
+    kept = [t for t in tokens if t.startswith("_") or t.lower()[:5] in still
+            or not any(name_says(t.lower(), w) for w in words)]
     if len(kept) == len(tokens):
-        return None
+        return entry if any(t.lower()[:5] in still for t in tokens if not t.startswith("_")) else None
     new = re.sub(r"_{2,}", "_", "".join(kept)).strip("_")
     if "_" not in entry and entry[:1].islower() and new[:1].isupper() and not new.isupper():
         new = new[:1].lower() + new[1:]  # maxLength less "max": length
@@ -733,7 +771,7 @@ def neutral_name(task: Task, deleted: str) -> str | None:
     if len(new) < 3 or not new.isidentifier() or new.lower() in GENERIC_NAME_WORDS or \
             _still_named(deleted, _name_parts(new)):
         return None
-    return new if tr.rename_ok(task, entry, new) else None
+    return new if tr.rename_ok(task, entry, new, prose_may_say=True) else None
 
 
 SUPERLATIVE = re.compile(r"\b(?:maximum|minimum|max|min|largest|smallest|most|least|longest|shortest|highest|lowest|"
@@ -763,13 +801,14 @@ def spoiled(task: Task, s: int, e: int, rep: str = "", category: str = "") -> st
         numbers = set(re.findall(r"\d+", deleted))
         if numbers and numbers <= set(re.findall(r"\d+", desc[section.end():])):
             return "a bound the Constraints state again"
-    if re.search(r"->\s*Optional\[", task.prompt) and re.search(r"\bNone\b", deleted):
-        return "a None case the signature's Optional return still states"
     one_sentence = _prose_sentence_count(desc) == 1
-    if category == "formula" and one_sentence:
+    if one_sentence:
         def words(text: str) -> int:
-            return sum(1 for w in content_words(text) if w.isalpha())
-        if words(deleted) >= 0.5 * words(desc):
+            return sum(1 for w in content_words(text) if w.isalpha() and w not in REQUEST_FRAME)
+        # a clause that defines the object goes at half; another kind only when it is most of the sentence
+        if words(deleted) >= 0.5 * words(desc) and (category == "formula" or (
+                len({w for w in content_words(deleted) - content_words(new) if w.isalpha()}) > 0.5 * words(desc)
+                and EXCEPT.match(deleted))):
             # "find the largest triangle[ that can be inscribed in the semicircle]" leaves no request
             return "half of a one-sentence request, which leaves no task"
     if re.fullmatch(r",?\s*\(?(?:inclusive|exclusive)\)?", deleted, I) and re.search(r"\d\s*\)?\s*$", desc[:s]) \
@@ -777,20 +816,22 @@ def spoiled(task: Task, s: int, e: int, rep: str = "", category: str = "") -> st
         return "only the inclusivity of a contest statement's literal bounds, which no test of a precondition sees"
     for lit in LITERAL_RETURN.findall(deleted):
         shown = r"(?:==|=>|➞|->|→|\breturns?|\bshould return|\boutput:?)\s*[(\[]?\s*" + re.escape(lit) + r"(?![\w\"'])"
-        if re.search(shown, rest, I) or re.search(r"^\s*>>>.*\n\s*" + re.escape(lit) + r"\s*$", rest, re.M):
-            return f"an example still shows the edge-case value {lit}"
+        # only a sentence that says it counts: an example's value leaves the reader to reverse-engineer the rule
+        if any(not EXAMPLE_LINE.search(_line_at(rest, m.start())) for m in re.finditer(shown, rest, I)):
+            return f"another sentence still states the edge-case value {lit}"
     if re.search(r"\bempty\b", deleted, I) and re.search(
             r"\b(?:return|output)s?\s+(?:an?\s+)?(?:empty\s+(?:list|string|array|tuple|dictionary|set)|\[\]|\"\"|'')",
             deleted, I):
         return "empty in, empty out: the rule still gives it"
     if one_sentence and (SUPERLATIVE.search(deleted) or re.search(r"\b(?:first|last)\b", deleted, I)) and not (
-            category == "ordering" and re.search(r"\bfrom\b.*\bto\b|\border\b", deleted, I)):
+            category == "ordering" and re.search(r"\bfrom\b.*\bto\b|\border\b", deleted, I)) and not \
+            re.match(r",?\s+(?:except|excluding|other than|apart from|but not)\b", deleted, I):
         # "find the[ last] digit in factorial", "find the sublist[ having maximum length]": what is asked for
         return "the superlative or ordinal is what a one-sentence request asks for: no task is left"
     if one_sentence and category == "output_format" and re.match(r",?\s+(?:in)?to\b", deleted, I):
         return "the conversion target is what a one-sentence request asks for ('convert tuple.')"
-    if re.match(r"\s*[A-Z]", deleted) and re.search(r"\band\s+(?:only|no|not|convert|return|round|sort|then|"
-                                                   r"also|must|should|never|always)\b", deleted):
+    if re.match(r"\s*(?:[-*]\s+)?[A-Z]", deleted) and re.search(r"\band\s+(?:only|no|not|convert|return|round|sort|"
+                                                               r"then|also|must|should|never|always|it|they)\b", deleted):
         # "Assume no negative numbers and only integers." / "Round ... and convert that to binary."
         return "a sentence of two constraints joined by 'and'"
     relative = RELATIVE_CLAUSE.match(deleted)
@@ -816,7 +857,8 @@ def spoiled(task: Task, s: int, e: int, rep: str = "", category: str = "") -> st
         # "insert between every two[ consecutive] elements": every two elements are the adjacent ones
         return "'every two' still says which pairs"
     if re.fullmatch(r",?\s*\([^()\d]*\)\s*", deleted) and len(re.findall(r"[A-Za-z]+", deleted)) >= 4 and \
-            not re.search(r"\b(?:inclusive|exclusive|not|only|except|unless)\b", deleted, I):
+            not re.search(r"\b(?:inclusive|exclusive|not|only|except|unless)\b", deleted, I) and \
+            re.search(r"\b(?:is|are|means|meaning|i\.e|in this case|has|have)\b", deleted, I):
         # "balanced (every opening bracket has a closing one)", "(mean in this case)": a gloss of a term kept
         return "a parenthetical gloss of a term the text still names"
     if BLANKET_VALIDITY.search(deleted):
@@ -829,6 +871,34 @@ def spoiled(task: Task, s: int, e: int, rep: str = "", category: str = "") -> st
             _said_again(deleted, desc[section[0]:section[1]] + " find determine return compute calculate"):
         # ("find the minimum number of edges" is the Output section's "print the minimum number of edges")
         return "the statement's Output section states it again"
+    if SUPERLATIVE.fullmatch(deleted.strip()) and re.match(r"(?:possible\s+)?[\w-]+\s+[a-z](?![\w'\"])", desc[e:]):
+        # "the maximum possible weight w": the input w stays, and what bounds by it is said elsewhere
+        return "the superlative only qualifies an input the text still names"
+    if re.search(r":[ \t]*\n", deleted.strip()) or re.search(r"\w+(?:[^\w:]+\w+){3,}:\s+\S", deleted.strip()):
+        # "Tribonacci sequence is defined by the recurrence:" and its rules: a lead-in goes with its list
+        return "a lead-in and the list it introduces (several constraints)"
+    if category == "ordering" and re.search(r"\b(?:increasing|ascending|non-decreasing)\b", deleted, I) and \
+            re.search(r"\bsorted\b", new, I) and not re.search(r"\b(?:decreasing|descending|reverse)\b", new, I):
+        # "return a sorted list" ... "2. returned list sorted in increasing order.": sorted is increasing
+        return "the rest still says sorted, and increasing is what sorted means"
+    for lit in re.findall(r"'(\w{1,3})'|\"(\w{1,3})\"", deleted):
+        lit = "".join(lit).lower()
+        if any(p.lower() == lit or (p.lower().endswith(lit) and len(p) > 3) for p in ident_words(task.entry_point or "")):
+            return f"the function's name still says '{lit}'"  # text_match_wordz_middle: "containing 'z'"
+    if re.search(r"\b(?:more than once|at least twice|repeated|repeating|occur\w* twice)\b", deleted, I) and \
+            re.search(r"\bduplicat\w*", new, I):
+        return "the rest still says duplicates, which is what occurs more than once"
+    if RELATIVE_CLAUSE.match(deleted) and re.search(r"\band\s+(?:then\s+)?(?:change|set|replace|remove|delete|add|"
+                                                     r"make|turn|flip|print|return|move|swap|put)\b", deleted, I):
+        # "choose an index[ that is equal to 1 and change it to 0]": the restriction and the operation
+        return "the clause takes an operation with it (more than one constraint)"
+    if category == "output_format" and re.search(r"\bseparated\s+by\b", deleted, I) and re.search(
+            r"following format[^\n]*\n[ \t]*\S+(?:[ \t]+\S+)+[ \t]*\r?\n", new[s:], I):
+        return "the output template still shows the separator"
+    if re.fullmatch(r"\s*[\w-]+\s*", deleted) and re.match(r"(?:index|indexed|indices|position|positioned|place)\s+"
+                                                           r"[a-z]", desc[e:], I):
+        # "sum of[ even] index binomial coefficients" leaves "index binomial coefficients"
+        return "the qualifier of a modifier: the words left read wrong"
     lo = max(0, s - FRAGMENT_WINDOW)  # only the text around the deletion can change (the same edges on both sides)
     if _fragments(new[lo:s + len(rep) + FRAGMENT_WINDOW]) > _fragments(desc[lo:e + FRAGMENT_WINDOW]):
         # "Knowing that (a) is less then 100." -> "Knowing.", "a string of length[ n], consisting of"
@@ -847,12 +917,22 @@ def spoiled(task: Task, s: int, e: int, rep: str = "", category: str = "") -> st
     return None
 
 
+EXAMPLE_LINE = re.compile(r">>>|==|=>|➞|->|→|\w\s*\(|^\s*(?:input|output|example|sample)\b", I)
+
+
+def _line_at(text: str, pos: int) -> str:
+    return text[text.rfind("\n", 0, pos) + 1:(text.find("\n", pos) + 1 or len(text) + 1) - 1]
+
+
+EXCEPT = re.compile(r",?\s+(?:except|excluding|other\s+than|apart\s+from|but\s+not|including|along\s+with|"
+                    r"together\s+with)\b", I)
+REQUEST_FRAME = frozenset("write python program function method code".split())
 BLANKET_VALIDITY = re.compile(r"^\W*(?:you\s+(?:may|can)\s+)?assume\s+(?:that\s+)?(?:the\s+)?(?:given\s+)?"
                               r"(?:input|inputs|arguments?|string|list|array)\s+(?:is|are)\s+(?:always\s+)?valid\W*$", I)
 
 
 # a word that cannot end a clause, left before a closing mark by a deletion ("of length,", "always)")
-DANGLING = re.compile(r"(?<![(\w])(?:of\s+(?:length|size)|always|never|than|must|should|of|to|with|by|from|the|a|an)\s*[).,;:]",
+DANGLING_BEFORE_MARK = re.compile(r"(?<![(\w])(?:of\s+(?:length|size)|always|never|than|must|should|of|to|with|by|from|the|a|an)\s*[).,;:]",
                       I)
 
 
@@ -864,7 +944,7 @@ def _fragments(text: str) -> int:
     samples' own one-word lines cancel out)."""
     one_word = sum(1 for a, b in _sentences(text) if len(re.findall(r"[A-Za-z]{2,}", text[a:b])) == 1
                    and re.search(r"[A-Za-z]{2,}[.!?]\s*$", text[a:b]))
-    return len(DANGLING.findall(text)) + one_word
+    return len(DANGLING_BEFORE_MARK.findall(text)) + one_word
 
 
 def _output_section(desc: str) -> tuple[int, int] | None:
@@ -928,7 +1008,8 @@ def _mutate(task: Task, seed: int) -> Mutant:
              or not _name_has_pair(task.entry_point, desc[f[2]:f[3]])]
     if not found:
         raise Skip("every deletable constraint is still stated by the function's name")
-    renames = {f[2:4]: neutral_name(task, desc[f[2]:f[3]]) for f in found if _still_named(desc[f[2]:f[3]], named)}
+    renames = {f[2:4]: neutral_name(task, desc[f[2]:f[3]], desc[:f[2]] + f[4] + desc[f[3]:])
+               for f in found if _still_named(desc[f[2]:f[3]], named)}
     found = [f for f in found if renames.get(f[2:4], "") is not None]
     if not found:
         raise Skip("every deletable constraint is still stated by the function's name, and no name without it "
@@ -941,7 +1022,7 @@ def _mutate(task: Task, seed: int) -> Mutant:
     _, _, s, e, rep = rng.choice(options)
     op = Op("delete", cat, (s, e), desc[s:e], rep)
     new_name = renames.get((s, e))
-    if not new_name:
+    if not new_name or new_name == task.entry_point:
         mutant = build_mutant(task, DEFECT, [op], seed)
         mutant.task.metadata = {**mutant.task.metadata, "us_category": cat}
         return mutant
