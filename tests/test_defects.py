@@ -557,6 +557,8 @@ US_ONE_CONSTRAINT_KINDS = [  # (benchmark, task, the deleted text, the entry poi
     ("mbpp", "731", "lateral ", "cone", "a kind the rest does not define"),
     # "in ascending order" goes; "sort" stays in the name because the prose still sorts
     ("mbpp", "12", " in ascending order", "sort_matrix", "the order, not the sort"),
+    ("mbpp", "632", " to the end", "move_zero", "where to"),
+    ("mbpp", "732", " with a colon", "replace_specialchar", "what into"),
 ]
 
 

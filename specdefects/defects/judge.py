@@ -262,7 +262,7 @@ US_SIGNALS = {
     "output_format": r"\b(round\w*|decimals?|format\w*|form|tuple|list|string|integer|float|set|dictionary|"
                      r"boolean|separated|delimited|spaces?|commas?|binary|camel|snake|type|coordinates|characters|"
                      r"words|digits|number|octal|hexadecimal|decimal|roman|uppercase|lowercase|case|tuples|sets?|"
-                     r"lists|dictionar(?:y|ies)|positions?|indices|index|indexes|counts?|frequenc(?:y|ies)|"
+                     r"lists|dictionar(?:y|ies)|colon|underscore|hyphen|dash|semicolon|asterisk|positions?|indices|index|indexes|counts?|frequenc(?:y|ies)|"
                      r"locations?|occurrences?)\b",
 }
 US_SIGNAL_RX = {k: re.compile(v, re.I) for k, v in US_SIGNALS.items()}

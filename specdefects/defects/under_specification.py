@@ -330,6 +330,12 @@ PHRASES: list[tuple[str, int, re.Pattern]] = [
     ("ordering", 2, re.compile(r"(?<=ing)\s+or\s+(?:decreasing|increasing|non-decreasing|non-increasing)\b", I)),
     ("input_precondition", 1, re.compile(r",?\s+and\s+all\s+(?:the\s+)?[\w-]+\s+(?:are|is)\s+(?:an?\s+)?[\w-]+"
                                          r"(?=\s*[.;]|$)", I)),
+    # where to ("move all zeroes[ to the end] of the given list") and what into ("abbreviate 'road'[ as 'rd.']")
+    ("ordering", 2, re.compile(r"(?<=\w)\s+(?:to|towards)\s+the\s+(?:end|beginning|front|start|back)\b"
+                               r"(?=\s+of\b|\s*(?:[.,;]|$))", I)),
+    ("output_format", 2, re.compile(r"(?<=['\"])\s+(?:as|into|to|with|by)\s+(?:'[^'\n]*'|\"[^\"\n]*\")" + END, I)),
+    ("output_format", 2, re.compile(r"(?<=\w)(?<!starting)(?<!ending)(?<!beginning)\s+with\s+(?:an?\s+|the\s+)?(?:colon|comma|space|hyphen|underscore|dash|"
+                                    r"semicolon|asterisk|dot|period)(?=\s*(?:[.,;]|$)|\s+(?:in|from|for|using|by)\b)", I)),
     ("output_format", 1, re.compile(r",?\s+(?:round|rounding)\s+[^.;\n]{3,80}?(?=\s*[.;]|$)", I)),
     ("output_edge_case", 1, re.compile(r",?\s+and\s+if\s+[^.;\n]{3,120}?(?=\s*[.;]|$)", I)),
     ("output_edge_case", 1, re.compile(r",?\s+and\s+(?:should\s+)?return\s+[^.;,\n]{1,40}?\s+otherwise\b", I)),
@@ -705,7 +711,8 @@ NAME_SYNONYMS = {"max": ("largest", "maximum", "biggest", "greatest", "highest",
                  "rev": ("reverse", "reversed"), "sort": ("sorted", "order"), "dict": ("dictionary",),
                  "avg": ("average", "mean"), "neg": ("negative",), "negs": ("negative",),
                  "gcd": ("greatest", "common", "divisor"), "lcm": ("least", "common", "multiple"),
-                 "pos": ("positive", "position"), "len": ("length",), "cnt": ("count", "number")}
+                 "pos": ("positive", "position"), "len": ("length",), "cnt": ("count", "number"),
+                 "last": ("end",), "first": ("beginning", "front", "start")}
 
 
 def name_says(part: str, word: str) -> bool:
