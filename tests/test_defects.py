@@ -559,6 +559,9 @@ US_ONE_CONSTRAINT_KINDS = [  # (benchmark, task, the deleted text, the entry poi
     ("mbpp", "12", " in ascending order", "sort_matrix", "the order, not the sort"),
     ("mbpp", "632", " to the end", "move_zero", "where to"),
     ("mbpp", "732", " with a colon", "replace_specialchar", "what into"),
+    # a one-sentence request keeps a task when a quantity is left ("the number of swaps": how many?)
+    ("mbpp", "386", "minimum ", "swap_count", "which of the quantities"),
+    ("mbpp", "763", "minimum ", "find_Diff", "which difference"),
 ]
 
 

@@ -377,3 +377,8 @@ def test_round11_us_failures_are_refused(he, mbpp, lcb):
     kept(lcb["lcbpub-0197"], "separated by a space")
     # the 'and' of "prime numbers and[ less than n]" is left dangling: never made
     kept(he["HumanEval/96"], "less than n")
+    # a one-sentence request's superlative goes only where a quantity is left to ask for (round 6):
+    # "find the[ last] two digits in factorial" and "find the list with[ minimum] length" leave none
+    kept(mbpp["692"], "last two digits")
+    kept(mbpp["50"], "minimum length")
+    kept(mbpp["415"], "highest product")

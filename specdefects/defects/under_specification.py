@@ -832,7 +832,8 @@ def spoiled(task: Task, s: int, e: int, rep: str = "", category: str = "") -> st
         return "empty in, empty out: the rule still gives it"
     if one_sentence and (SUPERLATIVE.search(deleted) or re.search(r"\b(?:first|last)\b", deleted, I)) and not (
             category == "ordering" and re.search(r"\bfrom\b.*\bto\b|\border\b", deleted, I)) and not \
-            re.match(r",?\s+(?:except|excluding|other than|apart from|but not)\b", deleted, I):
+            re.match(r",?\s+(?:except|excluding|other than|apart from|but not)\b", deleted, I) and not \
+            _quantity_left(deleted, desc[:s], desc[e:]):
         # "find the[ last] digit in factorial", "find the sublist[ having maximum length]": what is asked for
         return "the superlative or ordinal is what a one-sentence request asks for: no task is left"
     if one_sentence and category == "output_format" and re.match(r",?\s+(?:in)?to\b", deleted, I):
@@ -922,6 +923,19 @@ def spoiled(task: Task, s: int, e: int, rep: str = "", category: str = "") -> st
             r"\s*(?:return|output|print)\s+[^\s,;]+\s*[.!?]?\s*$", sentence, I):
         return "a value is left with no condition"
     return None
+
+
+# what a request still asks for after its superlative goes: a quantity ("the[ maximum] sum", "the[ minimum]
+# number of swaps") or counted items ("the[ first] n even numbers") is a task left open; "the[ last] digit" is not
+QUANTITY_LEFT = re.compile(r"\s*(?:possible\s+)?(?:(?:[\w-]+\s+){0,2}?(?:sum|product|number\s+of|count|difference|"
+                           r"profit|cost|distance|length|area|volume|perimeter|weight|score|no\.?\s+of)\b|"
+                           r"[nkm]\s+(?:[\w-]+\s+)?[\w-]+s\b)", I)
+
+
+def _quantity_left(deleted: str, before: str, after: str) -> bool:
+    """("the list with[ minimum] length", "a pair with[ highest] product": the selector goes, nothing asks)"""
+    return bool(re.fullmatch(r"\s*[\w-]+\s*", deleted)) and not re.search(r"\b(?:with|having|of)\s+(?:the\s+)?$",
+                                                                        before, I) and bool(QUANTITY_LEFT.match(after))
 
 
 EXAMPLE_LINE = re.compile(r">>>|==|=>|➞|->|→|\w\s*\(|^\s*(?:input|output|example|sample)\b", I)
