@@ -307,9 +307,9 @@ PHRASES: list[tuple[str, int, re.Pattern]] = [
     ("formula", 2, re.compile(r",?\s+by\s+(?!using\b|the\b|a\b|an\b|\d|(?:any|some|no|every)thing\b)\w+ing\b"
                               r"(?:(?!\busing\b)[^.;\n]){0,60}?"
                               + CLAUSE_END, I)),
-    ("formula", 2, re.compile(r"(?<=\w)\s\((?=[^()\n]*[A-Za-z]{2})(?![^()\n]*\b(?:assume|non-empty|positive|using|"
+    ("formula", 2, re.compile(r"(?<=\w)\s\((?=[^()\n]*[A-Za-z]{2})(?![^()\n]*\b(?:assume|non-empty|positive|using|at least|at most|"
                               r"e\.g|i\.e)\b)[^()\n]{2,80}\)", I)),
-    ("input_precondition", 2, re.compile(r"(?<=\w)\s\((?=[^()\n]*\b(?:assume|non-empty|positive)\b)[^()\n]{2,80}\)",
+    ("input_precondition", 2, re.compile(r"(?<=\w)\s\((?=[^()\n]*\b(?:assume|non-empty|positive|at least|at most)\b)[^()\n]{2,80}\)",
                                          I)),
     ("output_edge_case", 2, re.compile(r"(?<=\w)(?<!check)(?<!test)(?<!determine)(?<!verify)(?<!see)(?<!know)"
                                        r"(?<!\bas)(?<!\beven)(?<!return true)(?<!return false),?\s+(?:if|when|unless)\s+"
@@ -830,7 +830,8 @@ def spoiled(task: Task, s: int, e: int, rep: str = "", category: str = "") -> st
             r"\b(?:return|output)s?\s+(?:an?\s+)?(?:empty\s+(?:list|string|array|tuple|dictionary|set)|\[\]|\"\"|'')",
             deleted, I):
         return "empty in, empty out: the rule still gives it"
-    if one_sentence and (SUPERLATIVE.search(deleted) or re.search(r"\b(?:first|last)\b", deleted, I)) and not (
+    if one_sentence and (SUPERLATIVE.search(re.sub(r"\bat\s+(?:least|most)\b", "", deleted, flags=I))
+                         or re.search(r"\b(?:first|last)\b", deleted, I)) and not (
             category == "ordering" and re.search(r"\bfrom\b.*\bto\b|\border\b", deleted, I)) and not \
             re.match(r",?\s+(?:except|excluding|other than|apart from|but not)\b", deleted, I) and not \
             _quantity_left(deleted, desc[:s], desc[e:]):
