@@ -287,7 +287,8 @@ PHRASES: list[tuple[str, int, re.Pattern]] = [
     ("numeric_bound", 2, re.compile(r",?\s+(?:each\s+)?of\s+(?:size|length)\s+\w+" + END, I)),
     ("numeric_bound", 2, re.compile(r",?\s+with\s+(?:[nkmNKM]|\d+)\s+(?:length|characters|digits|elements)" + END, I)),
     ("formula", 2, re.compile(after_words(*DETERMINERS) + r"(?:leading|trailing)\s+" + QUALIFIED_ANY, I)),
-    ("numeric_bound", 2, re.compile(r",?\s+(?:from|between)\s+\d+\s+(?:to|and)\s+\w+" + END, I)),
+    ("numeric_bound", 2, re.compile(r",?\s+(?:from|between)\s+\d+\s+(?:to|and)\s+(?:(?:a|an|the)\s+)?(?:(?:given|specified)\s+)?"
+                                    r"\w+" + END, I)),
     ("formula", 2, re.compile(r"(?<=\w)(?<!function)(?<!program)(?<!method)(?<!code)(?<!script)(?<!lambda)"
                               r"(?<!\bsuch)(?<!\bso)(?<!\bnow)(?<!\bsee)(?<!\bcheck)(?<!\bverify)(?<!\bensure)"
                               r",?\s+(?:which|that|whose|who)\s+(?!is\b(?!\s+(?:not|also|greater|less|smaller|larger|"
