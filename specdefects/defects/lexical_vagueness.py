@@ -47,7 +47,17 @@ from ._common import (
     rng_for,
     run_guarded,
 )
-from .lexicon import ACTION_VERBS, DOMAIN_TERMS, IDENT_FRAME, IDENT_PARTS, PHRASES, WEAK_TERMS, WHOLE_NAMES, weak_rename
+from .lexicon import (
+    ACTION_VERBS,
+    DOMAIN_TERMS,
+    IDENT_FRAME,
+    IDENT_PARTS,
+    PHRASES,
+    WEAK_IDENT_PARTS,
+    WEAK_TERMS,
+    WHOLE_NAMES,
+    weak_rename,
+)
 
 DEFECT = "LV"
 MAX_GROUPS = 5
@@ -71,13 +81,21 @@ SENSE_GUARDS = {  # word -> what may not follow it (the word then means somethin
     "swap": re.compile(r"\s+(?:the\s+)?case\b", re.I), "swaps": re.compile(r"\s+(?:the\s+)?case\b", re.I),
     "value": re.compile(r"\s+of\s+(?:the\s+)?(?:key|keys)\b"),
 }
-# a kind of number is its own term ("natural numbers", "the n'th star number"): "natural values" says another thing
-NUMBER_KIND = re.compile(r"\b(?:natural|prime|star|real|whole|complex|perfect|even|odd|rational|irrational|"
-                         r"fibonacci|lucas|catalan|harmonic|triangular|square|cube|happy|lucky|armstrong|"
-                         r"polite|magic|ugly|random|floating|decimal|binary|negative|positive|"
-                         # an identifier's number ("the smaller player number", "vertex number 3")
-                         r"player|vertex|node|city|station|room|house|page|serial|phone|id|version|"
-                         r"card|team|seat|ticket|test|query|edge|cell|box|block)\s+$|'s\s+$", re.I)  # "person's number": an id
+# a word before "number" makes a term of its own ("natural numbers", "a keith number", "the n'th star number",
+# "the smaller player number", "person's number"): "keith value" says another thing, so "number" changes only
+# after a word that leaves it the plain noun (a determiner, a numeral, a preposition, a verb of the request, or
+# an adjective that picks one number out: "the given number", "two numbers", "the largest number")
+PLAIN_BEFORE_NUMBER = (
+    "the|a|an|of|to|in|on|for|from|with|by|into|between|than|as|and|or|but|if|that|which|whose|where|"
+    "this|these|those|each|every|any|all|both|some|no|such|its|their|his|her|my|your|our|only|"
+    "one|two|three|four|five|six|seven|eight|nine|ten|many|few|more|most|several|"
+    "given|input|same|other|another|next|first|second|third|last|new|single|said|specified|chosen|specific|"
+    "resulting|entered|corresponding|expected|original|missing|different|distinct|duplicate|remaining|"
+    "smallest|largest|smaller|larger|bigger|biggest|minimum|maximum|highest|lowest|greatest|least|"
+    "find|finds|return|returns|sort|sorts|add|adds|sum|sums|multiply|multiplies|compare|compares|count|counts|"
+    "contain|contains|containing|using|print|prints|take|takes|has|have|get|gets|generate|generates|"
+    "is|are|be|[a-z]")
+NUMBER_KIND = re.compile(r"(?<![\w'-])(?!(?:" + PLAIN_BEFORE_NUMBER + r")\s+$)[A-Za-z][\w-]*\s+$|'s\s+$", re.I)
 # a kind of sum is its own term ("prefix sums", "the cube sum")
 SUM_KIND = re.compile(r"\b(?:prefix|suffix|partial|running|cumulative|cube|square|digit|check|path|subarray|"
                       r"range|row|column|weighted|total)\s+$", re.I)
@@ -89,8 +107,9 @@ SENSE_GUARDS_BEFORE = {  # word -> what may not precede it ("blank spaces" would
     # "a string of length n" is the idiom ("of size n" everywhere would mark LV; "of extent n" reads wrong);
     # "side length" is a term ("side size" is no English)
     "length": re.compile(r"\b(?:of|side)\s+$", re.I),
-    # "the Fib4 number sequence", "the Fibonacci sequence": a named sequence is a term of its own
-    "sequence": re.compile(r"\b(?:number|integer|fibonacci|arithmetic|geometric|[a-z]+\d+)\s+$", re.I),
+    # "the Fib4 number sequence", "the Fibonacci sequence": a named sequence is a term of its own;
+    # "in sequence" means in order, not a container
+    "sequence": re.compile(r"\b(?:number|integer|fibonacci|arithmetic|geometric|[a-z]+\d+|in)\s+$", re.I),
     # "the bitwise AND operation" is the operator itself
     "operation": re.compile(r"\b(?:and|or|xor|not|bitwise|shift|modulo)\s+$", re.I),
     "operations": re.compile(r"\b(?:and|or|xor|not|bitwise|shift|modulo)\s+$", re.I),
@@ -102,6 +121,11 @@ SENSE_GUARDS_BEFORE = {  # word -> what may not precede it ("blank spaces" would
     "characters": re.compile(r"\b(?:upper|lower|uppercase|lowercase|special|alphabetic|alphanumeric)\s+$", re.I),
     "keys": re.compile(r"\b(?:white|black|piano)\s+$", re.I), "key": re.compile(r"\b(?:white|black|piano)\s+$", re.I),
 }
+# a noun before "prefix" makes a compound ("a string prefix"): "a string front part" is no noun phrase
+NOUN_BEFORE = re.compile(r"\b(?:" + "|".join(sorted(DOMAIN_TERMS, key=len, reverse=True)) +
+                         r"|text|name|path|file|digit|bit|array|list)\s+$", re.I)
+for _w in ("prefix", "prefixes", "suffix", "suffixes"):
+    SENSE_GUARDS_BEFORE[_w] = NOUN_BEFORE
 KEYBOARD = re.compile(r"\bkeyboard|\bpress(?:es|ed|ing)?\b", re.I)
 NAMED_BEFORE = re.compile(r"\b(?:[A-Z][a-z]*[A-Z0-9][A-Za-z0-9]*|[A-Z][a-z]+)\s+$")  # "ABC ", "Fibonacci ", "Fib4 "
 SYMBOL_CHARS = re.compile(r"'[^\w\s']'")  # a quoted punctuation character: '@', '#', '$'
@@ -128,7 +152,8 @@ def _lexical_groups(desc: str, prot, names: frozenset[str] = frozenset()) -> lis
                 (lw in SENSE_GUARDS_BEFORE and SENSE_GUARDS_BEFORE[lw].search(before)):
             continue
         sentence_start = not desc[:m.start()].strip() or re.search(r"[.!?:]\s*$|\n\s*$", desc[:m.start()])
-        noun_use = DETERMINER_BEFORE.search(before) or re.match(r"\s*[.,;:!?]", desc[m.end():])
+        # "the reverse", "reverse of a string", "reverse.": a noun, which a weaker verb cannot stand for
+        noun_use = DETERMINER_BEFORE.search(before) or re.match(r"\s*[.,;:!?]|\s+of\b", desc[m.end():])
         if lw in ACTION_VERBS and not noun_use:
             found.setdefault(("verb", lw), []).append((m.start(), m.end(), w))
         elif lw in DOMAIN_TERMS and not INFINITIVE_BEFORE.search(before) and not sentence_start and \
@@ -136,6 +161,7 @@ def _lexical_groups(desc: str, prot, names: frozenset[str] = frozenset()) -> lis
             found.setdefault(("synonym", lw), []).append((m.start(), m.end(), w))
     out = []
     mentions = {}  # word -> how many prose mentions, counted once per word
+    prose = _blanked(desc, prot)
     for (k, w), occ in sorted(found.items()):
         sib = _sibling_key(w)
         for x in (w, sib):
@@ -149,8 +175,25 @@ def _lexical_groups(desc: str, prot, names: frozenset[str] = frozenset()) -> lis
             alts = tuple(a for a in alts if " " not in a) or alts
         if any(re.match(r"\s+of\b", desc[e:]) for _, e, _ in occ):
             alts = tuple(a for a in alts if " of " not in a) or alts  # not "bunch of values of integers"
-        out.append((k, w, occ, alts))
+        if k == "synonym":
+            alts = tuple(a for a in alts if not _said_already(prose, a))
+        if alts:
+            out.append((k, w, occ, alts))
     return out
+
+
+def _blanked(desc: str, spans) -> str:
+    chars = list(desc)
+    for s, e in spans:
+        chars[s:e] = " " * (e - s)
+    return "".join(chars)
+
+
+def _said_already(desc: str, alt: str) -> bool:
+    """A noun the statement's prose already uses ("a string s and a text t", "a move" in a game): blurring
+    another term into it would merge two things into one (a quoted name such as 'text' is no such noun)."""
+    stems = {w[:-1] if w.endswith("s") else w for w in re.findall(r"[a-z]+", alt) if w not in ("of", "the", "a", "an")}
+    return any(re.search(r"\b" + re.escape(w) + r"(?:s|es)?\b", desc, re.I) for w in stems)
 
 
 def _prose_mentions(desc: str, word: str) -> list[int]:
@@ -208,8 +251,12 @@ def _split_ident(name: str) -> list[str]:
 
 ALGORITHM_WORDS = frozenset("shell bubble merge quick heap radix insertion selection pancake comb cocktail gnome "
                             "counting bucket cycle stooge bogo strand dijkstra kadane".split())
-# whole names for a yes/no function (iscube, is_palindrome): "transform" would misname a check
-PREDICATE_NAMES = ("check_value", "is_valid", "test_input", "meets_rule")
+# number kinds and constraints in a name (generate_integers): a whole vague name would drop them, not blur
+CONSTRAINT_PARTS = frozenset("integer integers int ints float floats even odd positive negative unique distinct "
+                             "sorted ascending descending".split())
+# whole names for a yes/no function (iscube, is_palindrome): "transform" would misname a check; each names
+# no property ("is_valid" would: a nested bracket string is not a valid one)
+PREDICATE_NAMES = ("check_value", "test_input", "meets_rule", "check_condition")
 
 
 def vaguer_identifier(name: str, rng, whole: bool = False) -> str | None:
@@ -226,6 +273,9 @@ def vaguer_identifier(name: str, rng, whole: bool = False) -> str | None:
     # minSubArraySum "Sub" + "Array" is one word: "SubSeq" names a subsequence)
     idx = [i for i, p in enumerate(parts) if p.lower() in IDENT_PARTS and p.lower() not in counted
            and not (i and parts[i - 1].lower() == "sub")]
+    if whole and all(parts[i].lower() in WEAK_IDENT_PARTS for i in idx) and \
+            set(words) - IDENT_FRAME - WEAK_IDENT_PARTS - CONSTRAINT_PARTS:
+        idx = []  # tetrahedral_number -> tetrahedral_value blurs nothing; a whole vague name does
     if not idx:
         if not whole or set(words) <= IDENT_FRAME or name in WHOLE_NAMES:
             return None  # solve -> handle: the name said nothing to begin with

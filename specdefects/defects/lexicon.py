@@ -67,12 +67,18 @@ DOMAIN_TERMS: dict[str, tuple[str, ...]] = {
     "node": ("point",), "nodes": ("points",), "vertex": ("point",), "vertices": ("points",),
     # LiveCodeBench's own nouns ("a sequence A=(A_1,...,A_N)", "adjacent cells")
     # not "adjacent": "nearby" reads wrong ("slimes nearby to him")
-    "sequence": ("collection", "series", "bunch of values"), "sequences": ("collections", "series"),
+    # not "series": a series is as ordered as a sequence (nothing gets vaguer)
+    "sequence": ("collection", "group", "bunch of values"), "sequences": ("collections", "groups"),
     "edge": ("link", "connection"), "edges": ("links", "connections"),
     "consecutive": ("neighbouring", "successive"),
     "grid": ("board", "field"),
-    # not "operation": "action" keeps its precision, "step" clashes with a statement's own steps
-    # not "query": a query is an operation of the input ("after each question" is another sense)
+    # story vocabulary of Codeforces/AtCoder statements, broadened only where the broader word stays true
+    # (not "action": it keeps the precision; a "step" or "move" the statement already has is never drawn,
+    # see lexical_vagueness._said_already)
+    "operation": ("step", "move"), "operations": ("steps", "moves"),
+    # not "question": "after each question" takes another sense
+    "query": ("request",), "queries": ("requests",),
+    "cell": ("spot", "square"), "cells": ("spots", "squares"),
     "interval": ("span", "stretch", "window"), "intervals": ("spans", "stretches", "windows"),
     "boolean": ("flag", "yes/no answer", "truth value"), "booleans": ("flags", "truth values"),
     "parameter": ("input", "setting"), "parameters": ("inputs", "settings"),
@@ -105,7 +111,8 @@ ACTION_VERBS: dict[str, tuple[str, ...]] = {  # not the request frame (compute, 
     "append": ("attach", "add", "tack on"), "appends": ("attaches", "adds", "tacks on"),
     "appending": ("attaching", "adding", "tacking on"),
     "identify": ("spot", "pick out", "recognise"), "identifies": ("spots", "picks out"),
-    "verify": ("see", "confirm"), "verifies": ("sees", "confirms"),
+    # not "see": "to see validity of" is no English
+    "verify": ("confirm", "establish"), "verifies": ("confirms", "establishes"),
     "compare": ("look at", "weigh", "set against"), "compares": ("looks at", "weighs"),
     "swap": ("switch", "exchange"), "swaps": ("switches", "exchanges"),  # not "trade": "trades case" is no English
     "rotate": ("turn", "spin", "cycle"), "rotates": ("turns", "spins", "cycles"),
@@ -113,9 +120,9 @@ ACTION_VERBS: dict[str, tuple[str, ...]] = {  # not the request frame (compute, 
     "iterate": ("go", "run", "walk"), "iterates": ("goes", "runs", "walks"),
     "traverse": ("go through", "walk through", "pass through"), "traverses": ("goes through", "walks through"),
     "store": ("keep", "hold", "save"), "stores": ("keeps", "holds", "saves"),
-    "encode": ("transform", "scramble", "convert"), "encodes": ("transforms", "scrambles", "converts"),
-    "decode": ("transform back", "unscramble", "convert back"),
-    "decodes": ("transforms back", "unscrambles", "converts back"),
+    # not "scramble": an encoding is not a shuffle
+    "encode": ("transform", "convert"), "encodes": ("transforms", "converts"),
+    "decode": ("transform back", "convert back"), "decodes": ("transforms back", "converts back"),
     "contains": ("has", "holds", "includes"), "contain": ("have", "hold", "include"),
     "appears": ("shows up", "turns up", "is found"), "appear": ("show up", "turn up", "are found"),
     "occurs": ("shows up", "turns up", "happens"), "occur": ("show up", "turn up", "happen"),
@@ -145,15 +152,14 @@ PHRASES: dict[str, tuple[str, ...]] = {
     r"in the list": ("in the collection", "among the items"),  # not "in there": "items in there l"
     r"in the string": ("in the text",),  # not "in the input": the string meant may be another one
     r"the number of times": ("how often",),
-    # a two-way condition made one-way: "good if and only if" -> "good when"
-    r"if and only if": ("when", "whenever"),
+    # not "if and only if": "when" drops the "only if" half of the condition
 }
 
 # Identifier parts (after splitting on "_" and camelCase). Only parts that are informative enough
 # to lose information when replaced, and never a word whose replacement names another concept.
 IDENT_PARTS: dict[str, tuple[str, ...]] = {
     "sort": ("arrange", "order", "organize"), "sorted": ("arranged", "ordered"), "sorting": ("arranging",),
-    "sum": ("total",), "sums": ("totals",), 
+    "sum": ("total",), "sums": ("totals",),
     "list": ("items", "seq", "data"), "lst": ("items", "seq", "data"), "lists": ("groups", "seqs"),
     "array": ("seq", "data", "items"), "arr": ("seq", "data", "items"), "nums": ("vals", "items", "data"),
     "numbers": ("values", "items", "data"), "number": ("value", "x", "item"), "num": ("val", "x", "item"),
@@ -161,19 +167,20 @@ IDENT_PARTS: dict[str, tuple[str, ...]] = {
     "substring": ("piece", "part", "bit"), "substr": ("piece", "part", "bit"),
     "char": ("symbol", "mark"), "chars": ("symbols", "marks"), "character": ("symbol", "mark"),
     "characters": ("symbols", "marks"), "word": ("term", "token"), "words": ("terms", "tokens"),
-    "sentence": ("text", "line"), "delimeter": ("filler", "spacer", "marker"),
+    "sentence": ("text", "passage"), "delimeter": ("filler", "spacer", "marker"),
     "delimiter": ("filler", "spacer", "marker"), "separator": ("filler", "spacer", "marker"),
     "sep": ("filler", "spacer", "marker"), "threshold": ("limit", "bound", "level"),
-    "paren": ("bracket", "group"), "parens": ("brackets", "groups"),
+    "paren": ("bracket",), "parens": ("brackets",),  # not "group": separate_paren_groups
     "remove": ("drop", "strip", "clear"),
-    "delete": ("drop", "strip", "clear"), "reverse": ("flip", "turn", "invert"), "reversed": ("flipped",),
+    "delete": ("drop", "strip", "clear"), "reverse": ("flip", "mirror"), "reversed": ("flipped",),
     "insert": ("put", "place", "add"), "convert": ("turn", "change", "map"), "concatenate": ("join", "combine"),
     "extract": ("pull", "take", "get"), "filter": ("pick", "sift", "keep"), "replace": ("change", "alter"),
-    "split": ("part", "cut", "break"), "merge": ("combine", "join", "blend"),
+    "split": ("cut", "break"), "merge": ("combine", "join", "blend"),
     "generate": ("make", "build", "produce"),
     "create": ("make", "build", "produce"), "rotate": ("turn", "spin", "cycle"), "shift": ("move", "slide"),
-    "swap": ("switch", "exchange"), "search": ("look", "seek", "scan"), "encode": ("transform", "scramble"),
-    "decode": ("untransform", "unscramble"), "parse": ("read", "take", "handle"),
+    "swap": ("switch", "exchange"), "search": ("look", "seek", "scan"),
+    # not "scramble" (an encoding is no shuffle) nor a coinage ("untransform")
+    "encode": ("transform", "convert"), "decode": ("convert", "transform"), "parse": ("read", "take", "handle"),
     "validate": ("review", "vet", "test"), "tuple": ("group", "bundle"), "tuples": ("groups", "bundles"),
     "tup": ("group",), "dict": ("mapping", "lookup"), "dictionary": ("mapping",),
     "matrix": ("grid", "table"), "element": ("item", "entry"), "elements": ("items", "entries"),
@@ -186,11 +193,11 @@ IDENT_PARTS: dict[str, tuple[str, ...]] = {
     "occurrence": ("instance",),
     "occurrences": ("instances",), "position": ("place", "spot"),  # not "pos": it also abbreviates positive
     "operations": ("steps", "actions", "moves"), "operation": ("step", "action", "move"),
-    "fruits": ("goods", "items"), "planet": ("body", "place"), "planets": ("bodies", "places"),
+    "fruits": ("goods", "items"), "planet": ("body",), "planets": ("bodies",),
     "grade": ("mark", "score"), "grades": ("marks", "scores"), "music": ("sound", "audio"),
-    "note": ("mark", "sign"), "notes": ("marks", "signs"), "intersperse": ("place_between", "spread_in", "mix_in"),
+    "note": ("mark", "symbol"), "notes": ("marks", "symbols"), "intersperse": ("place_between", "spread_in", "mix_in"),
     "triangle": ("shape", "figure"), "rectangle": ("shape", "figure"), "circle": ("shape", "figure"),
-    "area": ("size", "extent"), "perimeter": ("edge", "outline"), "volume": ("size", "amount"),
+    "area": ("size", "extent"), "perimeter": ("outline", "boundary"), "volume": ("size", "amount"),
 }
 
 # Words whose replacement keeps the same precision (elements -> items, contains -> includes,
@@ -198,10 +205,10 @@ IDENT_PARTS: dict[str, tuple[str, ...]] = {
 # the mutator needs at least one other group and the judge rejects a mutant with only these.
 WEAK_TERMS = frozenset("element elements contain contains represent represents representing appear appears "
                        "remove removes removing delete deletes deleting append appends appending "
-                       "occur occurs consecutive".split())
+                       "occur occurs consecutive convert converts converting verify verifies".split())
 WEAK_IDENT_PARTS = frozenset("list lst lists array arr nums numbers number num elements element elem str string sum sums "
                              "strings tuple tuples tup dict dictionary res result val value values txt text idx "
-                             "index len length remove delete generate create convert shift".split())
+                             "index len length remove delete generate create convert shift operation operations".split())
 
 # Parts of the request frame in a name (find_max, check_valid): renaming only these blurs nothing
 IDENT_FRAME = frozenset("find get check compute calculate calc do solve func function fn is has".split())
