@@ -71,6 +71,23 @@ def test_lv_that_changes_the_meaning_is_not_compliant(he, mbpp, task_id, before,
     assert v["no_constraint_deleted"] == 0 and v["compliance"] == 0, (task_id, v)
 
 
+@needs_mbpp
+def test_round12_lv_failures_are_rejected(he, mbpp):
+    """Round 12 (seed 37): a grid cell's edge taken as a graph's ("share a link"), a list of strings
+    made a set (no order, no duplicates: the task changes), two blurred nouns stacked."""
+    v = verdict(edited(he["HumanEval/129"], "LV", "synonym", ("an edge", "a link")))
+    assert v["same_meaning"] == 0 and v["compliance"] == 0
+    v = verdict(edited(he["HumanEval/149"], "LV", "phrase", ("a list of strings", "a set of texts")))
+    assert v["same_meaning"] == 0 and v["compliance"] == 0
+    v = verdict(edited(mbpp["372"], "LV", "phrase", ("a given list", "a bunch of items"), ("elements", "entries")))
+    assert v["no_stacked_of"] == 0 and v["naturalness"] == 0
+    # the same words where they fit: a graph's edges, a list blurred into a collection, one "of"
+    v = verdict(edited(he["HumanEval/149"], "LV", "phrase", ("a list of strings", "a collection of texts")))
+    assert v["same_meaning"] == 1
+    v = verdict(edited(mbpp["372"], "LV", "phrase", ("a given list", "the collection")))
+    assert v["no_stacked_of"] == 1
+
+
 def test_lv_tautology_and_wrong_sense_are_not_compliant(he):
     v = verdict(edited(he["HumanEval/92"], "LV", "synonym", ("integers", "numbers")))
     assert v["same_meaning"] == 0, "all numbers are numbers"

@@ -56,6 +56,8 @@ BROKEN = re.compile(r"\b(?:is|are|be|was|were)\s+(?:or|and)\b|\b(?:a|an|the)\s+(
                     r"is|are|that|which)\b|(?<!\bthe\s)(?<!\ba\s)\b(?:return|returns|find|get|compute|calculate|count|generate|remove|print|"
                     r"sort|check)\s+(?:of|from|on|that|which|is|are)\b|\bgiven\s*[.,;:!?]", re.I)
 LOWER_START = re.compile(r"[a-z)\]][.!?][ \t]+[a-z]")  # on one line: HumanEval starts lines with identifiers
+STACKED_OF = re.compile(r"\b(?:bunch|set|series|collection|group|piece|sequence)s?\s+of\s+(?:items|entries|values|"
+                        r"texts|symbols|terms|tokens|things)\s+of\s+\w+", re.I)
 DANGLING = re.compile(r"\b(and|or|but|the|a|an|of|to|with|by|for|from)\s*[.,;:!?]", re.I)
 
 
@@ -156,10 +158,19 @@ def prose_renames_a_variable(m: Mutant) -> bool:
     return any(op.kind == "synonym" and _replaced_word(op) in names for op in m.ops)
 
 
+# an edge of a grid cell or a shape is no graph's edge: "share a link" takes the other sense
+GRAPH_CONTEXT = re.compile(r"\b(?:graph|vertex|vertices|nodes?|trees?|undirected|directed)\b", re.I)
+# a list, array or sequence blurred into a set: a set has no order and no duplicates, so the task changes
+ORDERED = re.compile(r"\b(?:lists?|arrays?|sequences?|tuples?)\b", re.I)
+
+
 def _wrong_sense(m: Mutant) -> bool:
     o = m.original.description
-    return any(op.kind in ("synonym", "llm_edit") and COUNT_SENSE.match(op.before.strip())
-               and re.match(r"\s+of\b|,[^.;]*?\bof\b", o[op.span[1]:]) for op in m.ops if not op.kind.startswith("code_"))
+    prose = [op for op in m.ops if op.kind in ("synonym", "phrase", "llm_edit")]
+    return any(op.kind != "phrase" and COUNT_SENSE.match(op.before.strip())
+               and re.match(r"\s+of\b|,[^.;]*?\bof\b", o[op.span[1]:]) for op in prose) or \
+        any(re.fullmatch(r"\s*(?:an?\s+)?edges?\s*", op.before, re.I) for op in prose) and not GRAPH_CONTEXT.search(o) or \
+        any(ORDERED.search(op.before) and re.search(r"\bsets?\b", op.after, re.I) for op in prose)
 
 
 def lv_compliance(m: Mutant) -> dict[str, int]:
@@ -442,6 +453,8 @@ def naturalness(m: Mutant) -> dict[str, int]:
         "no_dangling": len(DANGLING.findall(n)) <= len(DANGLING.findall(o)),
         "no_repeated_words": len(REPEATED.findall(n)) <= len(REPEATED.findall(o)),
         "no_broken_phrase": len(BROKEN.findall(n)) <= len(BROKEN.findall(o)),
+        # "sort a bunch of items of entries": two blurred nouns stacked on one another
+        "no_stacked_of": len(STACKED_OF.findall(n)) <= len(STACKED_OF.findall(o)),
         "sentences_start_capital": len(LOWER_START.findall(n)) <= len(LOWER_START.findall(o)),
         "no_orphaned_otherwise": _orphans(n) <= _orphans(o),
         "articles": len(re.findall(r"\ba [aeiouAEIOU]\w|\ban [b-df-hj-np-tv-zB-DF-HJ-NP-TV-Z]\w", n))
