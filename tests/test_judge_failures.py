@@ -399,3 +399,12 @@ def test_round11_us_failures_are_refused(he, mbpp, lcb):
     kept(mbpp["692"], "last two digits")
     kept(mbpp["50"], "minimum length")
     kept(mbpp["415"], "highest product")
+
+
+def test_round12_us_leftovers_are_not_natural(lcb):
+    """Round 12 (seed 37): what a US deletion leaves may say nothing ("arranged of size", a bullet
+    "321-like Numbers exist.")."""
+    v = verdict(edited(lcb["lcbpub-0886"], "US", "delete", (" in ascending order", "")))
+    assert v["no_vacuous_left"] == 0 and v["naturalness"] == 0
+    v = verdict(edited(lcb["lcbpub-0286"], "US", "delete", ("At least K ", "")))
+    assert v["no_vacuous_left"] == 0 and v["naturalness"] == 0

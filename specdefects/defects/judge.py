@@ -56,6 +56,8 @@ BROKEN = re.compile(r"\b(?:is|are|be|was|were)\s+(?:or|and)\b|\b(?:a|an|the)\s+(
                     r"is|are|that|which)\b|(?<!\bthe\s)(?<!\ba\s)\b(?:return|returns|find|get|compute|calculate|count|generate|remove|print|"
                     r"sort|check)\s+(?:of|from|on|that|which|is|are)\b|\bgiven\s*[.,;:!?]", re.I)
 LOWER_START = re.compile(r"[a-z)\]][.!?][ \t]+[a-z]")  # on one line: HumanEval starts lines with identifiers
+VACUOUS = re.compile(r"\b(?:arranged|sorted|ordered|listed|placed|lined up)\s+of\b|"
+                     r"(?:^|[.!?]\s+)[ \t]*(?:[-*][ \t]+)?[\w'-]+(?:[ \t]+[\w'-]+){0,2}[ \t]+exists?\.", re.I | re.M)
 STACKED_OF = re.compile(r"\b(?:bunch|set|series|collection|group|piece|sequence)s?\s+of\s+(?:items|entries|values|"
                         r"texts|symbols|terms|tokens|things)\s+of\s+\w+", re.I)
 DANGLING = re.compile(r"\b(and|or|but|the|a|an|of|to|with|by|for|from)\s*[.,;:!?]", re.I)
@@ -453,6 +455,8 @@ def naturalness(m: Mutant) -> dict[str, int]:
         "no_dangling": len(DANGLING.findall(n)) <= len(DANGLING.findall(o)),
         "no_repeated_words": len(REPEATED.findall(n)) <= len(REPEATED.findall(o)),
         "no_broken_phrase": len(BROKEN.findall(n)) <= len(BROKEN.findall(o)),
+        # "arranged[ in ascending order] of size", "- [At least K ]321-like Numbers exist.": what is left says nothing
+        "no_vacuous_left": len(VACUOUS.findall(n)) <= len(VACUOUS.findall(o)),
         # "sort a bunch of items of entries": two blurred nouns stacked on one another
         "no_stacked_of": len(STACKED_OF.findall(n)) <= len(STACKED_OF.findall(o)),
         "sentences_start_capital": len(LOWER_START.findall(n)) <= len(LOWER_START.findall(o)),
