@@ -170,7 +170,8 @@ NOUN = (r"(?:integers?|numbers?|lists?|arrays?|strings?|words?|values?|elements?
 
 def after_words(*words: str) -> str:
     """A look-behind for "one of these words and a space" (Python's look-behinds are fixed-width)."""
-    return "(?:" + "|".join(rf"(?<=\b{w}\s)" for w in words) + ")"
+    # the leading (?<=\s) fails fast at the positions inside words, where most of a long statement is
+    return "(?<=\\s)(?:" + "|".join(rf"(?<=\b{w}\s)" for w in words) + ")"
 
 
 # qualifiers that restrict an input on their own ("a given non-negative number"): a bound never takes one along
