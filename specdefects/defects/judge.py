@@ -31,6 +31,7 @@ sub-criteria that make up each score:
 from __future__ import annotations
 
 import difflib
+import os
 import re
 from collections import Counter
 
@@ -200,7 +201,7 @@ def lv_compliance(m: Mutant) -> dict[str, int]:
 def sf_compliance(m: Mutant) -> dict[str, int]:
     o, n = m.original.description, m.task.description
     changed = int(o != n)
-    ratio = difflib.SequenceMatcher(None, o, n, autojunk=False).ratio()
+    ratio = _similarity(o, n)
     bounded = int(ratio >= 0.85)
     a, b = _norm_words(o), _norm_words(n)
     same = a == b or "".join(a) == "".join(b)
@@ -225,6 +226,36 @@ def sf_compliance(m: Mutant) -> dict[str, int]:
     return {"changed": changed, "visible": visible, "no_tab": no_tab, "bounded_edit": bounded, "same_words": int(same),
             "numbers_kept": nums_kept,
             "compliance": int(changed and visible and no_tab and bounded and same and same_prompt_outside and nums_kept)}
+
+
+def _common_ends(a: str, b: str) -> tuple[int, int]:
+    """Lengths of the common prefix and of the common suffix after it."""
+    p = len(os.path.commonprefix([a, b]))
+    q, most = 0, min(len(a), len(b)) - p
+    while q < most and a[-1 - q] == b[-1 - q]:
+        q += 1
+    return p, q
+
+
+# difflib compares characters in quadratic time: a contest statement of 3,000 characters took 0.1 s a
+# call, most of a full build. A mutant differs from its original in a few places, so the diff runs on
+# the part between the common prefix and suffix only.
+def _char_opcodes(a: str, b: str) -> list[tuple[str, int, int, int, int]]:
+    p, q = _common_ends(a, b)
+    mid = difflib.SequenceMatcher(None, a[p:len(a) - q], b[p:len(b) - q], autojunk=False).get_opcodes()
+    ops = [("equal", 0, p, 0, p)] if p else []
+    ops += [(t, i1 + p, i2 + p, j1 + p, j2 + p) for t, i1, i2, j1, j2 in mid]
+    return ops + ([("equal", len(a) - q, len(a), len(b) - q, len(b))] if q else [])
+
+
+def _similarity(a: str, b: str) -> float:
+    """difflib's ratio (2 x matched characters / both lengths), with the common ends matched first."""
+    if not a and not b:
+        return 1.0
+    p, q = _common_ends(a, b)
+    sm = difflib.SequenceMatcher(None, a[p:len(a) - q], b[p:len(b) - q], autojunk=False)
+    matched = p + q + sum(block.size for block in sm.get_matching_blocks())
+    return 2.0 * matched / (len(a) + len(b))
 
 
 def _squash(text: str) -> str:
@@ -395,8 +426,7 @@ def us_compliance(m: Mutant) -> dict[str, int]:
     o, n = m.original.description, m.task.description
     # "a positive integer" -> "an integer": the article follows the next word, not a change
     o, n = (re.sub(r"\b([Aa])n\b", r"\1", x) for x in (o, n))
-    sm = difflib.SequenceMatcher(None, o, n, autojunk=False)
-    ops = [op for op in sm.get_opcodes() if op[0] != "equal"]
+    ops = [op for op in _char_opcodes(o, n) if op[0] != "equal"]
     one_span = False
     deleted = ""
     if ops:
