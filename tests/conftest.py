@@ -39,3 +39,25 @@ def mbpp_tasks():
         pytest.skip(f"MBPP copy not present at {path} (set SPECDEFECTS_SHARED_DATA)")
     from specdefects.sources import load_tasks
     return load_tasks("mbpp", str(path))
+
+
+# The same benchmarks keyed by task id, for tests that pick real tasks by name ("HumanEval/12", "735",
+# "lcbpub-0931"); a test module may define its own fixture of the same name for another shape.
+@pytest.fixture(scope="session")
+def he(humaneval_tasks):
+    return {t.task_id: t for t in humaneval_tasks}
+
+
+@pytest.fixture(scope="session")
+def mb(mbpp_tasks):
+    return {t.task_id: t for t in mbpp_tasks}
+
+
+@pytest.fixture(scope="session")
+def lcb():
+    """The LiveCodeBench public repackaging keyed by its derived ids; skips where it is absent."""
+    path = SHARED_DATA / "livecodebench"
+    if not path.is_dir():
+        pytest.skip(f"LiveCodeBench public repackaging not present at {path} (set SPECDEFECTS_SHARED_DATA)")
+    from specdefects.sources import load_tasks
+    return {t.task_id: t for t in load_tasks("livecodebench", str(path))}

@@ -15,16 +15,6 @@ from specdefects.records import US_CATEGORIES, Mutant, Task, TestCase
 
 
 @pytest.fixture(scope="module")
-def he(humaneval_tasks):
-    return {t.task_id: t for t in humaneval_tasks}
-
-
-@pytest.fixture(scope="module")
-def mb(mbpp_tasks):
-    return {t.task_id: t for t in mbpp_tasks}
-
-
-@pytest.fixture(scope="module")
 def all_mutants(humaneval_tasks, mbpp_tasks):
     out = {}
     for name, tasks in (("humaneval", humaneval_tasks), ("mbpp", mbpp_tasks)):

@@ -19,11 +19,6 @@ needs_mbpp = pytest.mark.skipif(not MBPP.exists(), reason=f"needs the committed 
 
 
 @pytest.fixture(scope="module")
-def he(humaneval_tasks):
-    return {t.task_id: t for t in humaneval_tasks}
-
-
-@pytest.fixture(scope="module")
 def mbpp(mbpp_tasks):
     return {t.task_id: t for t in mbpp_tasks}
 
@@ -230,16 +225,6 @@ def test_us_engine_round6_multi_constraint_and_garble(he):
 
 
 # --------------------------------------------------------------------------- round 7 (seed 32)
-
-LCB = MBPP.parents[1] / "livecodebench"
-
-
-@pytest.fixture(scope="module")
-def lcb():
-    if not LCB.is_dir():
-        pytest.skip(f"needs the LiveCodeBench public repackaging at {LCB} (../shared)")
-    from specdefects.sources import load_tasks
-    return {t.task_id: t for t in load_tasks("livecodebench", str(LCB))}
 
 
 def test_lv_same_precision_swap_alone_is_not_compliant(he):

@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import SHARED_DATA
 
 from specdefects.defects import NotApplicable
 from specdefects.defects import lexical_vagueness as lv
@@ -17,25 +16,6 @@ from specdefects.defects.lexicon import ACTION_VERBS, DOMAIN_TERMS, IDENT_PARTS
 from specdefects.records import Mutant
 
 SEEDS = range(8)
-LCB = SHARED_DATA / "livecodebench"
-
-
-@pytest.fixture(scope="module")
-def he(humaneval_tasks):
-    return {t.task_id: t for t in humaneval_tasks}
-
-
-@pytest.fixture(scope="module")
-def mb(mbpp_tasks):
-    return {t.task_id: t for t in mbpp_tasks}
-
-
-@pytest.fixture(scope="module")
-def lcb():
-    if not LCB.is_dir():
-        pytest.skip(f"LiveCodeBench public repackaging not present at {LCB} (set SPECDEFECTS_SHARED_DATA)")
-    from specdefects.sources import load_tasks
-    return {t.task_id: t for t in load_tasks("livecodebench", str(LCB))}
 
 
 def mutants(task):

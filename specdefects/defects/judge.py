@@ -481,7 +481,9 @@ def naturalness(m: Mutant) -> dict[str, int]:
         "no_doubled_punct": len(re.findall(r"([,.;:])\s*\1|[,;]\s*\.|\s[,.;:](?!\w)", n)) <=
         len(re.findall(r"([,.;:])\s*\1|[,;]\s*\.|\s[,.;:](?!\w)", o)),
         "starts_capital": not o[:1].isupper() or n[:1].isupper(),
-        "ends_properly": not o.rstrip().endswith((".", "?", "!")) or n.rstrip().endswith((".", "?", "!", ")")),
+        # a last sentence gone may leave a line its author wrote without a full stop: that is how it reads
+        "ends_properly": not o.rstrip().endswith((".", "?", "!")) or n.rstrip().endswith((".", "?", "!", ")"))
+        or o.startswith(n.rstrip() + "\n"),
         "no_dangling": len(DANGLING.findall(n)) <= len(DANGLING.findall(o)),
         "no_repeated_words": len(REPEATED.findall(n)) <= len(REPEATED.findall(o)),
         "no_broken_phrase": len(BROKEN.findall(n)) <= len(BROKEN.findall(o)),
