@@ -41,7 +41,7 @@ from ..registry import defect_types, resolve
 from ._common import ident_words
 from .lexical_vagueness import task_identifiers
 from .lexicon import IDENT_FRAME, WEAK_TERMS, weak_rename
-from .under_specification import LEANS_BACK, RATIONALE, TWO_CONDITION_DEFINITION, name_says
+from .under_specification import LEANS_BACK, RATIONALE, TWO_CONDITION_DEFINITION, ends_properly, name_says
 
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f]")
 NUMBER = re.compile(r"(?<![A-Za-z_])-?\d+(?:\.\d+)?")  # not the digits of an identifier (fib4)
@@ -481,9 +481,7 @@ def naturalness(m: Mutant) -> dict[str, int]:
         "no_doubled_punct": len(re.findall(r"([,.;:])\s*\1|[,;]\s*\.|\s[,.;:](?!\w)", n)) <=
         len(re.findall(r"([,.;:])\s*\1|[,;]\s*\.|\s[,.;:](?!\w)", o)),
         "starts_capital": not o[:1].isupper() or n[:1].isupper(),
-        # a last sentence gone may leave a line its author wrote without a full stop: that is how it reads
-        "ends_properly": not o.rstrip().endswith((".", "?", "!")) or n.rstrip().endswith((".", "?", "!", ")"))
-        or o.startswith(n.rstrip() + "\n"),
+        "ends_properly": ends_properly(o, n),
         "no_dangling": len(DANGLING.findall(n)) <= len(DANGLING.findall(o)),
         "no_repeated_words": len(REPEATED.findall(n)) <= len(REPEATED.findall(o)),
         "no_broken_phrase": len(BROKEN.findall(n)) <= len(BROKEN.findall(o)),

@@ -658,6 +658,13 @@ def _sentence_deletion(desc: str, s: int, e: int) -> tuple[int, int]:
     return j, e
 
 
+def ends_properly(original: str, new: str) -> bool:
+    """``new`` ends as a sentence where ``original`` did, or on a line its author wrote without a full stop
+    (the last sentence went after "... not nested within each other\nIgnore any spaces.")."""
+    return not original.rstrip().endswith((".", "?", "!")) or new.rstrip().endswith((".", "?", "!", ")")) or \
+        original.startswith(new.rstrip() + "\n")
+
+
 def _clean(desc: str, s: int, e: int) -> tuple[int, int, str] | None:
     """The deletion as (start, end, replacement) with an article fix, or None when the result
     would be ungrammatical-looking."""
@@ -690,9 +697,8 @@ def _clean(desc: str, s: int, e: int) -> tuple[int, int, str] | None:
         return None
     if desc[:1].isupper() and not new[:1].isupper():
         return None
-    if desc.rstrip().endswith((".", "?", "!")) and not new.rstrip().endswith((".", "?", "!", ")")) and \
-            not (e >= len(desc.rstrip()) and desc[:s].endswith("\n") is False and "\n" in desc[s:e][:2]):
-        return None  # the last sentence went, and the one before it had no full stop (unless that line never had one)
+    if not ends_properly(desc, new):
+        return None  # the last sentence went, and the one before it had no full stop
     if not new.strip():
         return None
     return s, e, rep
