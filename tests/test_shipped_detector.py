@@ -1,7 +1,8 @@
 """The detector that ships in the package is what its one documented command makes from the
-committed data: `specdefects validator build-default` rebuilds it byte for byte on the BLAS kernels it
-was built on (its provenance names them) and with the same verdicts within stated tolerances on
-other CPUs; its provenance tells the truth about the data and the scores."""
+committed data: `specdefects validator build-default` rebuilds it byte for byte on the machine kind it
+was built on (its provenance names the BLAS kernels, the CPU model, numpy's SIMD loops and the library
+versions) and with the same verdicts within stated tolerances anywhere else; its provenance tells the
+truth about the data and the scores."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from specdefects.validator.model import LABELS, read_meta
-from specdefects.validator.shipped import SHIPPED, blas_kernels, read_provenance
+from specdefects.validator.shipped import SHIPPED, blas_kernels, numeric_platform, read_provenance
 
 ROOT = Path(__file__).resolve().parents[1]
 MBPP = ROOT.parent / "shared" / "data" / "mbpp" / "mbpp.jsonl"
@@ -28,13 +29,14 @@ def test_the_shipped_detector_is_complete_and_says_where_it_came_from():
     # "routine") and machine-like edits; 0.6715 without them, 0.653 with round 6's US refusals (the study's LoRA: 0.745)
     assert prov["test_chosen"]["mcc"] >= 0.60 and len(prov["data"]["validator_sha256"]) == 64
     assert prov["blas"] and all(":" in k for k in prov["blas"]), "the BLAS kernels it was built on"
+    assert prov["platform"]["cpu"] and prov["platform"]["numpy"], "the CPU and libraries it was built with"
     assert "validator build-default" in prov["command"]
     meta = json.loads((SHIPPED / "specdefects_validator.json").read_text())
     assert "/tmp" not in json.dumps(meta), "no path of the machine that built it"
 
 
-# Where the BLAS kernels differ from the shipped build's (an AVX2 machine against an AVX-512 one),
-# floating-point rounding differs and the bytes cannot match; what the detector says must still
+# Where the machine differs from the shipped build's (an AVX2 machine against an AVX-512 one, or two
+# CPU models on the same BLAS kernels), floating-point rounding differs and the bytes cannot match; what the detector says must still
 # agree within these tolerances. Measured between builds on OpenBLAS's SkylakeX and Haswell kernels
 # (numpy's AVX-512 loops off for the latter): probabilities up to 0.0025 apart on 887 descriptions,
 # the same argmax on all, thresholds 4e-5 apart, the same test scores.
@@ -85,7 +87,7 @@ def _agree(rebuilt: Path, tmp_path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.skipif(not MBPP.exists(), reason=f"needs the committed MBPP copy at {MBPP} (../shared)")
 def test_build_default_rebuilds_the_shipped_detector(tmp_path):
-    """Byte for byte on the shipped build's BLAS kernels; elsewhere the same verdicts within the
+    """Byte for byte on the shipped build's kind of machine; elsewhere the same verdicts within the
     stated tolerances (and the test says which of the two it checked)."""
     out = tmp_path / "detector"
     r = subprocess.run([sys.executable, "-m", "specdefects.cli", "validator", "build-default", "--out", str(out),
@@ -96,14 +98,17 @@ def test_build_default_rebuilds_the_shipped_detector(tmp_path):
     shipped = read_provenance()
     assert prov["data"]["validator_sha256"] == shipped["data"]["validator_sha256"], "the training data changed"
     assert prov["blas"] == blas_kernels() and prov["blas"], "the provenance names the BLAS kernels used"
-    if prov["blas"] == shipped.get("blas"):
-        print(f"same BLAS kernels as the shipped build ({', '.join(prov['blas'])}): compared byte for byte")
+    assert prov["platform"] == numeric_platform(), "the provenance names the CPU and libraries used"
+    machine = {k: prov[k] for k in ("blas", "platform")}
+    if machine == {k: shipped.get(k) for k in ("blas", "platform")}:
+        print(f"the shipped build's machine kind ({', '.join(prov['blas'])}, {prov['platform']['cpu']}): "
+              "compared byte for byte")
         for f in ("hybrid.json", "hybrid.npz", "config.json"):
             assert (out / f).read_bytes() == (SHIPPED / f).read_bytes(), f"{f} differs: run `make detector`"
         assert prov["test_chosen"] == shipped["test_chosen"] and prov["chosen_seed"] == shipped["chosen_seed"]
         assert prov["operating_point"] == shipped["operating_point"] == read_meta(out)["operating_point"]
         return
-    print(f"BLAS kernels {prov['blas']} differ from the shipped build's {shipped.get('blas')}: "
+    print(f"machine {machine} differs from the shipped build's {shipped.get('blas')}, {shipped.get('platform')}: "
           "compared within tolerances")
     assert prov["chosen_seed"] == shipped["chosen_seed"]
     for k, v in shipped["test_chosen"].items():

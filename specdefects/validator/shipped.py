@@ -71,7 +71,7 @@ def build_default(out: str | Path, sources: dict[str, str] | None = None, progre
             "command": "specdefects validator build-default --out DIR"
                        + "".join(f" --source {b}={s}" for b, s in sources.items()),
             "built": time.strftime("%Y-%m-%d"), "build_s": round(time.perf_counter() - t0, 1),
-            "blas": blas_kernels(),
+            "blas": blas_kernels(), "platform": numeric_platform(),
         }
         with atomic_dir(out) as dest:
             shutil.copytree(res["model"], dest, dirs_exist_ok=True)
@@ -93,6 +93,40 @@ def blas_kernels() -> list[str]:
 
     return sorted({f"{i.get('internal_api')}:{i.get('architecture') or '?'}" for i in threadpool_info()
                    if i.get("user_api") == "blas"})
+
+
+def numeric_platform() -> dict:
+    """What besides the BLAS kernels decides the detector's last bits: the CPU model (two AMD EPYC
+    machines on which OpenBLAS picked the same Haswell kernels gave different bytes), numpy's SIMD
+    loops and the numeric libraries' versions. The rebuild test compares bytes only where all of
+    these are the shipped build's."""
+    import platform
+
+    import numpy
+    import scipy
+    import sklearn
+
+    core = getattr(numpy, "_core", None) or numpy.core  # numpy 2 and 1
+    found = sorted(getattr(core._multiarray_umath, "__cpu_features__", {}).items())
+    return {"cpu": _cpu_identity() or platform.processor() or platform.machine(),
+            "numpy_simd": [name for name, on in found if on],
+            "numpy": numpy.__version__, "scipy": scipy.__version__, "scikit-learn": sklearn.__version__}
+
+
+def _cpu_identity() -> str:
+    """vendor, family, model and stepping from /proc/cpuinfo (Linux); "" elsewhere."""
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return ""
+    first = {}
+    for line in text.splitlines():
+        if not line.strip():
+            break
+        key, _, value = line.partition(":")
+        first[key.strip()] = value.strip()
+    keys = ("vendor_id", "cpu family", "model", "stepping", "model name")
+    return " / ".join(f"{k} {first[k]}" for k in keys if k in first)
 
 
 def _rounded(scores: dict | None) -> dict:
