@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from specdefects.defects import apply_ops, mutate_many
+from specdefects.defects import apply_ops, mutate, mutate_many
 from specdefects.defects.judge import boilerplate_only, judge_rules
 from specdefects.records import Mutant, Op
 
@@ -393,3 +393,16 @@ def test_round12_us_leftovers_are_not_natural(lcb):
     assert v["no_vacuous_left"] == 0 and v["naturalness"] == 0
     v = verdict(edited(lcb["lcbpub-0286"], "US", "delete", ("At least K ", "")))
     assert v["no_vacuous_left"] == 0 and v["naturalness"] == 0
+
+
+def test_sf_never_drops_a_bracket_from_a_bracket_value(lcb):
+    """Round 12: "transform S into ()(())" -> "()(()" in lcbpub-0982's explanation changed a value of
+    the task (its strings are brackets), not the statement's form. Brackets of prose stay corruptible."""
+    task = lcb["lcbpub-0982"]
+    runs = [m for m in re.finditer(r"[()\[\]{}]{2,}", task.description)]
+    assert "()(())" in {m.group(0) for m in runs}
+    inside = {i for m in runs for i in range(*m.span())}
+    ops = [o for seed in range(30) for o in getattr(mutate(task, "SF", seed=seed), "ops", [])]
+    assert ops and not [o for o in ops if o.span[0] in inside], [o for o in ops if o.span[0] in inside]
+    assert [o for o in ops if o.before in "()"], "a lone bracket of the prose ('(1 <= i <= N)') stays corruptible"
+

@@ -173,6 +173,8 @@ def _punct_options(desc: str, i: int) -> tuple[str, ...]:
         return (",", ":")
     if c == "?":
         return (".", ",")
+    if c in "()" and _bracket_data(desc, i):
+        return ()
     if c == "(":
         return ("[",)
     if c == ")":
@@ -181,6 +183,18 @@ def _punct_options(desc: str, i: int) -> tuple[str, ...]:
             re.match(r"[A-Za-z]{2,}(?![\w-])", desc[i + 1:i + 41]):
         return ("", " ")  # non-empty -> nonempty; never i-th or A-B (a variable, a formula)
     return ()
+
+
+def _bracket_data(desc: str, i: int) -> bool:
+    """Whether the bracket at ``i`` belongs to a run of brackets alone ("()(())", "(()"): where a task's
+    strings are brackets, such a run in the prose is a value ("transform S into ()(())"), and a
+    bracket dropped from it changes the value, not the form (round 12's reader, lcbpub-0982)."""
+    a = b = i
+    while a > 0 and desc[a - 1] in "()[]{}":
+        a -= 1
+    while b + 1 < len(desc) and desc[b + 1] in "()[]{}":
+        b += 1
+    return b > a
 
 
 def _punct_edits(desc: str, prot) -> list[Edit]:
