@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from specdefects.defects import NotApplicable
+from specdefects.defects import NotApplicable, lexicon
 from specdefects.defects import lexical_vagueness as lv
 from specdefects.defects.judge import same_precision_only
 from specdefects.defects.lexicon import ACTION_VERBS, DOMAIN_TERMS, IDENT_PARTS
@@ -129,3 +129,21 @@ def test_a_word_the_statement_already_uses_is_not_drawn(lcb):
     desc = "In one operation, choose a cell. Each move costs 1. Count the operations on each cell."
     groups = {g[1]: g[3] for g in lv._lexical_groups(desc, lv.protected(desc))}
     assert "move" not in groups.get("operation", ()) and "moves" not in groups.get("operations", ())
+
+
+# --------------------------------------------------------------------------- round 12's LV failures
+
+def test_round12_lv_failures_are_not_made(he, mb, lcb):
+    """A grid's cell made a "square" (as precise; lcbpub-0993), a list made a "set" (no order, no repeats;
+    HumanEval/149) and a container phrase stacked before "of" ("a given list of elements" -> "a bunch of
+    items of entries"; mbpp/372)."""
+    for m in mutants(lcb["lcbpub-0993"]):
+        assert not [o for o in m.ops if re.search(r"\bsquares?\b", o.after)], edits(m)
+    for m in mutants(he["HumanEval/149"]):
+        assert not re.search(r"\bset of\b", m.task.description), edits(m)
+    ms = mutants(mb["372"])
+    assert ms, "mbpp/372 keeps an LV mutant"
+    for m in ms:
+        assert not re.search(r"\b(?:bunch|items|values|texts) of (?:\w+ )?(?:items|entries|elements|values)\b",
+                             m.task.description), edits(m)
+    assert "square" not in DOMAIN_TERMS["cell"] and not [x for a in lexicon.PHRASES.values() for x in a if "set of" in x]

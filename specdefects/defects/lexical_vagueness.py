@@ -234,9 +234,16 @@ def _phrase_groups(desc: str, prot) -> list[Group]:
     for pattern, alts in PHRASES.items():
         occ = [(m.start(), m.end(), m.group(0)) for m in re.finditer(r"(?<![\w'-])" + pattern + r"(?![\w'-])", desc,
                                                                        re.I) if not overlaps(m.span(), prot)]
-        if occ:
+        if any(re.match(r" of\b", desc[e:e + 4], re.I) for _, e, _ in occ):
+            # "a given list of elements": only a container noun may stand before "of" ("the collection of
+            # elements"), never "a bunch of items of entries" or "some items of elements" (round 12, mbpp/372)
+            alts = tuple(a for a in alts if a.split()[-1] in OF_HEADS)
+        if occ and alts:
             out.append(("phrase", pattern, occ, alts))
     return out
+
+
+OF_HEADS = frozenset({"collection", "group", "series"})
 
 
 def _split_ident(name: str) -> list[str]:

@@ -78,7 +78,8 @@ DOMAIN_TERMS: dict[str, tuple[str, ...]] = {
     "operation": ("step", "move"), "operations": ("steps", "moves"),
     # not "question": "after each question" takes another sense
     "query": ("request",), "queries": ("requests",),
-    "cell": ("spot", "square"), "cells": ("spots", "squares"),
+    # not "square": a grid's square is its cell, as precise (round 12, lcbpub-0993)
+    "cell": ("spot", "place"), "cells": ("spots", "places"),
     "interval": ("span", "stretch", "window"), "intervals": ("spans", "stretches", "windows"),
     "boolean": ("flag", "yes/no answer", "truth value"), "booleans": ("flags", "truth values"),
     "parameter": ("input", "setting"), "parameters": ("inputs", "settings"),
@@ -147,8 +148,9 @@ PHRASES: dict[str, tuple[str, ...]] = {
     r"the given list": ("the items", "the items provided"),  # not "the bunch": "in the bunch of items"
     r"a list of numbers": ("some values", "a bunch of values", "a series of values"),
     r"a list of strings": ("some texts", "a bunch of texts", "a series of texts"),
-    r"list of numbers": ("bunch of values", "series of values", "set of values"),
-    r"list of strings": ("bunch of texts", "series of texts", "set of texts"),
+    # not "set of": a set has no order and no repeats, which a list has (round 12, HumanEval/149)
+    r"list of numbers": ("bunch of values", "series of values"),
+    r"list of strings": ("bunch of texts", "series of texts"),
     r"in the list": ("in the collection", "among the items"),  # not "in there": "items in there l"
     r"in the string": ("in the text",),  # not "in the input": the string meant may be another one
     r"the number of times": ("how often",),
