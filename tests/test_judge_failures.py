@@ -406,3 +406,14 @@ def test_sf_never_drops_a_bracket_from_a_bracket_value(lcb):
     assert ops and not [o for o in ops if o.span[0] in inside], [o for o in ops if o.span[0] in inside]
     assert [o for o in ops if o.before in "()"], "a lone bracket of the prose ('(1 <= i <= N)') stays corruptible"
 
+
+
+def test_us_round12_deletions_that_lose_nothing_are_not_made(lcb):
+    """lcbpub-0886: "in ascending order" while the Constraints keep "A_i \\leq A_{i+1}"; lcbpub-0612:
+    ", inclusive" after "between 1 and N", whose p_i index f_1..f_N anyway (round 12's readers)."""
+    from specdefects.defects import under_specification as us
+    for task_id, gone in (("lcbpub-0886", "ascending order"), ("lcbpub-0612", "inclusive")):
+        task = lcb[task_id]
+        made = [us.mutate(task, seed) for seed in range(6)]
+        assert all(isinstance(m, Mutant) for m in made), task_id  # another constraint goes instead
+        assert not [o.before for m in made for o in m.ops if gone in o.before], (task_id, [m.ops for m in made])

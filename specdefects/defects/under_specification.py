@@ -793,6 +793,9 @@ SUPERLATIVE = re.compile(r"\b(?:maximum|minimum|max|min|largest|smallest|most|le
                          r"greatest|biggest|maximi[sz]e\w*|minimi[sz]e\w*|optimal)\b", I)
 RELATIVE_CLAUSE = re.compile(r",?\s+(?:that|which|who|whose|such that|so that|where)\b", I)
 # a relative clause that only says the thing is there ("the values[ that are present] in the tuple list")
+ORDER_WORDS = re.compile(r"\b(?:ascending|descending|(?:non-?)?(?:de|in)creasing|sorted)\b", I)
+# a chain of one sequence's neighbours in a Constraints line: "A_i \leq A_{i+1}", "A_1 < A_2 < ..."
+ORDER_CHAIN = re.compile(r"([A-Za-z])_\{?(?:1|i)\}?\s*(?:\\leq?|\\lt|\\geq?|\\gt|<=?|>=?|≤|≥)\s*\1_\{?(?:2|i\s*\+\s*1)\}?")
 FILLER_WORDS = {"present", "given", "available", "there", "stored", "contained", "exist", "existing", "included"}
 LITERAL_RETURN = re.compile(r"\b(?:(?:return|output|print)s?|or)\s+(None|-1|True|False|\"[^\"\n]*\"|'[^'\n]*')", I)
 LONE_LETTER = re.compile(r"(?<![\w'\"])([b-zB-HJ-Z])(?![\w'\"])")
@@ -826,8 +829,12 @@ def spoiled(task: Task, s: int, e: int, rep: str = "", category: str = "") -> st
                 and EXCEPT.match(deleted))):
             # "find the largest triangle[ that can be inscribed in the semicircle]" leaves no request
             return "half of a one-sentence request, which leaves no task"
-    if re.fullmatch(r",?\s*\(?(?:inclusive|exclusive)\)?", deleted, I) and re.search(r"\d\s*\)?\s*$", desc[:s]) \
-            and FORMAL_SECTION.search(desc):
+    if ORDER_WORDS.search(deleted) and section and e <= section.start() and ORDER_CHAIN.search(desc[section.end():]):
+        # "arranged[ in ascending order] of size" beside "A_i \leq A_{i+1}" in the Constraints (round 12)
+        return "an order the Constraints state again (A_i <= A_{i+1})"
+    # "between 1 and N[, inclusive]": a bound that is a literal or one of the statement's variables (round 12)
+    if re.fullmatch(r",?\s*\(?(?:inclusive|exclusive)\)?", deleted, I) and \
+            re.search(r"(?:\d|(?<![\w\\])[A-Za-z]|\$)\s*\)?\s*$", desc[:s]) and FORMAL_SECTION.search(desc):
         return "only the inclusivity of a contest statement's literal bounds, which no test of a precondition sees"
     for lit in LITERAL_RETURN.findall(deleted):
         shown = r"(?:==|=>|➞|->|→|\breturns?|\bshould return|\boutput:?)\s*[(\[]?\s*" + re.escape(lit) + r"(?![\w\"'])"
