@@ -110,7 +110,18 @@ def test_build_default_rebuilds_the_shipped_detector(tmp_path):
         return
     print(f"machine {machine} differs from the shipped build's {shipped.get('blas')}, {shipped.get('platform')}: "
           "compared within tolerances")
-    assert prov["chosen_seed"] == shipped["chosen_seed"]
+    for k, v in shipped["test_mean_over_seeds"].items():  # the same whichever seed is chosen
+        assert abs(prov["test_mean_over_seeds"][k] - v) <= SCORE_ATOL, (k, prov["test_mean_over_seeds"][k], v)
+    if prov["chosen_seed"] != shipped["chosen_seed"]:
+        # two seeds whose validation macro-F1 were a near tie: this machine's rounding may break it the
+        # other way (one row of 378 moves macro-F1 by ~0.005), and then the two detectors are different fits
+        meta = json.loads((SHIPPED / "specdefects_validator.json").read_text())
+        best, mean, n = meta["validation_f1"], meta["mean_validation"]["f1"], len(meta["seeds"])
+        gap = best - (mean * n - best) / (n - 1)
+        print(f"seed {prov['chosen_seed']} chosen here, {shipped['chosen_seed']} in the shipped build "
+              f"(validation macro-F1 {gap:.4f} apart): compared over both seeds")
+        assert n == 2 and gap <= SCORE_ATOL, f"the seeds were {gap:.4f} apart in validation macro-F1, no near tie"
+        return
     for k, v in shipped["test_chosen"].items():
         assert abs(prov["test_chosen"][k] - v) <= SCORE_ATOL, f"test {k} {prov['test_chosen'][k]} against {v}"
     _agree(out, tmp_path)
