@@ -42,7 +42,7 @@ demo: install venv-vllm-lmeval  ## the main job on embedded defaults: sandbox, d
 
 # The suite runs on TEST_WORKERS processes (pytest-xdist; 0: one process). Most tests wait on a
 # subprocess (lm-eval, the sandbox, a wheel install), so two workers finish the suite in about 18
-# minutes on 2 cores instead of 36-45. A module's tests stay on one worker (--dist loadfile): its
+# minutes on 2 AVX2-class cores without bf16 instead of 36-45. A module's tests stay on one worker (--dist loadfile): its
 # fixtures (a built wheel, a trained detector, a tiny model) are made once.
 TEST_WORKERS ?= 2
 XDIST := -n $(TEST_WORKERS) --dist loadfile

@@ -407,7 +407,6 @@ def test_sf_never_drops_a_bracket_from_a_bracket_value(lcb):
     assert [o for o in ops if o.before in "()"], "a lone bracket of the prose ('(1 <= i <= N)') stays corruptible"
 
 
-
 def test_us_round12_deletions_that_lose_nothing_are_not_made(lcb):
     """lcbpub-0886: "in ascending order" while the Constraints keep "A_i \\leq A_{i+1}"; lcbpub-0612:
     ", inclusive" after "between 1 and N", whose p_i index f_1..f_N anyway (round 12's readers)."""

@@ -9,10 +9,10 @@ import re
 
 import pytest
 
-from specdefects.defects import NotApplicable, lexicon
+from specdefects.defects import NotApplicable
 from specdefects.defects import lexical_vagueness as lv
 from specdefects.defects.judge import same_precision_only
-from specdefects.defects.lexicon import ACTION_VERBS, DOMAIN_TERMS, IDENT_PARTS
+from specdefects.defects.lexicon import ACTION_VERBS, DOMAIN_TERMS, IDENT_PARTS, PHRASES
 from specdefects.records import Mutant
 
 SEEDS = range(8)
@@ -146,4 +146,4 @@ def test_round12_lv_failures_are_not_made(he, mb, lcb):
     for m in ms:
         assert not re.search(r"\b(?:bunch|items|values|texts) of (?:\w+ )?(?:items|entries|elements|values)\b",
                              m.task.description), edits(m)
-    assert "square" not in DOMAIN_TERMS["cell"] and not [x for a in lexicon.PHRASES.values() for x in a if "set of" in x]
+    assert "square" not in DOMAIN_TERMS["cell"] and not [x for a in PHRASES.values() for x in a if "set of" in x]

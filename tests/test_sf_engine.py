@@ -263,4 +263,3 @@ def test_sf_never_types_a_typo_into_sample_data():
         new = mutate(t, "SF", seed=seed).task.description
         for value in ("abcarc", "agcahc", "banana", "bandana"):
             assert value in new, (seed, value)
-
