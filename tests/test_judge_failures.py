@@ -366,7 +366,9 @@ def test_round11_us_failures_are_refused(he, mbpp, lcb):
             m = mutate(task, "US", seed=seed)
             assert isinstance(m, NotApplicable) or text in m.task.description, (task.task_id, seed)
 
-    kept(he["HumanEval/72"], "maximum possible weight w")
+    for seed in range(4):  # the superlative never goes alone (round 14 may delete the whole weight condition)
+        left = mutate(he["HumanEval/72"], "US", seed=seed).task.description
+        assert "maximum possible weight w" in left or "weight" not in left, left
     kept(he["HumanEval/130"], "Tribonacci sequence is defined by the recurrence:")
     kept(he["HumanEval/109"], "Your task is to determine if")
     kept(he["HumanEval/123"], "returned list sorted in increasing order")
@@ -416,3 +418,78 @@ def test_us_round12_deletions_that_lose_nothing_are_not_made(lcb):
         made = [us.mutate(task, seed) for seed in range(6)]
         assert all(isinstance(m, Mutant) for m in made), task_id  # another constraint goes instead
         assert not [o.before for m in made for o in m.ops if gone in o.before], (task_id, [m.ops for m in made])
+
+
+def test_round13_us_failures_are_rejected_by_the_judge(he, lcb):
+    """Round 13 (seed 38): the request's objective clause (HumanEval/73), the definition of a word every
+    reader knows (HumanEval/112), an empty numbered item (HumanEval/124), a sentence left saying nothing
+    (lcbpub-0004). Each is rebuilt from the real task and rejected on the criterion it breaks."""
+    v = verdict(edited(he["HumanEval/73"], "US", "delete",
+                       (" that\nneed to be changed to make the array palindromic", "")))
+    assert v["constraint_deleted"] == 0 and v["compliance"] == 0
+    v = verdict(edited(he["HumanEval/112"], "US", "delete",
+                       ("A string is called palindrome if it reads the same backward as forward.\n", "")))
+    assert v["constraint_deleted"] == 0 and v["compliance"] == 0
+    v = verdict(edited(he["HumanEval/124"], "US", "delete", (" The date string is not empty.", "")))
+    assert v["no_empty_item"] == 0 and v["naturalness"] == 0
+    v = verdict(edited(lcb["lcbpub-0004"], "US", "delete",
+                       (" that the sum of $n$ over all test cases does not exceed $2 \\cdot 10^5$", "")))
+    assert v["no_empty_sentence"] == 0 and v["naturalness"] == 0
+    # a real constraint of the same tasks still passes
+    v = verdict(edited(he["HumanEval/124"], "US", "delete",
+                       (" And, the number of days is not less than 1 or higher than 29 for the month 2.", "")))
+    assert v["compliance"] == 1 and v["naturalness"] == 1
+
+
+@needs_mbpp
+def test_round13_us_deletions_are_not_made(he, mbpp, lcb):
+    """What round 13's readers rejected is no longer deleted, at any of eight seeds: the objective clause,
+    a known word's definition, an empty item, a rule the text says again (zero point, the names One..Nine,
+    points[i] = [x_i, y_i], T below the total's bound), a sentence left empty, a cut index chain, and a
+    qualifier whose loss leaves a bare singular noun ("occurs for number of times")."""
+    cases = [(he, "HumanEval/73", "need to be changed"), (he, "HumanEval/112", "called palindrome"),
+             (he, "HumanEval/124", "date string is not empty"), (he, "HumanEval/32", "poly(x) = 0"),
+             (he, "HumanEval/105", "inclusive"), (lcb, "lcbpub-0471", "points[i].length == 2"),
+             (lcb, "lcbpub-0985", "T\\leq"), (lcb, "lcbpub-0004", "does not exceed"),
+             (lcb, "lcbpub-0575", "i_1 < i_2"), (mbpp, "842", "odd"), (mbpp, "501", "common")]
+    for tasks, task_id, gone in cases:
+        made = [mutate(tasks[task_id], "US", seed=seed) for seed in range(8)]
+        bad = [o.before for m in made for o in getattr(m, "ops", []) if o.kind == "delete" and gone in o.before]
+        assert not bad, (task_id, bad)
+    # another constraint goes instead where the task has one
+    assert all(isinstance(mutate(lcb[t], "US", seed=0), Mutant) for t in ("lcbpub-0471", "lcbpub-0985", "lcbpub-0575"))
+    left = mutate(he["HumanEval/124"], "US", seed=0).task.description
+    assert not re.search(r"^\s*\d+\.\s*$", left, re.M)
+
+
+@needs_mbpp
+@pytest.mark.parametrize("bench,task_id,gone,name", [
+    ("mbpp", "331", "unset ", "count_bits"),                      # which bits
+    ("mbpp", "768", "odd ", "check_Parity"),                      # which parity
+    ("mbpp", "549", "odd ", "Num_Sum"),                           # first n[ odd] natural numbers
+    ("mbpp", "581", "square ", "surface_Area"),                   # the base of the pyramid
+    ("mbpp", "834", " in spiral order", "generate_matrix"),       # the traversal order
+    ("humaneval", "HumanEval/44", "\nbase numbers are less than 10.", "change_base"),  # a lower-case sentence
+])
+def test_us_round14_new_constraints(he, mbpp, bench, task_id, gone, name):
+    """Constraints the engine missed before round 14: each goes alone, the name loses what it said,
+    and the judge accepts the mutant."""
+    task = (mbpp if bench == "mbpp" else he)[task_id]
+    m = mutate(task, "US", seed=0)
+    assert isinstance(m, Mutant), m
+    assert [o.before for o in m.ops if o.kind == "delete"] == [gone]
+    assert m.task.entry_point == name
+    v = verdict(m)
+    assert v["compliance"] == 1 and v["naturalness"] == 1, v
+
+
+def test_us_definition_of_two_conditions_loses_one(he):
+    """HumanEval/80 "A string is happy if its length is at least 3 and every 3 consecutive letters are
+    distinct": either condition may go, never both, never the word it defines."""
+    gone = set()
+    for seed in range(8):
+        m = mutate(he["HumanEval/80"], "US", seed=seed)
+        (op,) = [o for o in m.ops if o.kind == "delete"]
+        gone.add(op.before)
+        assert "happy" in m.task.description and verdict(m)["compliance"] == 1
+    assert gone == {"its length is at least 3 and ", " and every 3 consecutive letters are distinct"}

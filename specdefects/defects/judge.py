@@ -41,7 +41,16 @@ from ..registry import defect_types, resolve
 from ._common import ident_words
 from .lexical_vagueness import task_identifiers
 from .lexicon import IDENT_FRAME, WEAK_TERMS, weak_rename
-from .under_specification import LEANS_BACK, RATIONALE, TWO_CONDITION_DEFINITION, ends_properly, name_says
+from .under_specification import (
+    DEFINES_TERM,
+    LEANS_BACK,
+    RATIONALE,
+    STANDARD_TERMS,
+    SUPERLATIVE,
+    TWO_CONDITION_DEFINITION,
+    ends_properly,
+    name_says,
+)
 
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f]")
 NUMBER = re.compile(r"(?<![A-Za-z_])-?\d+(?:\.\d+)?")  # not the digits of an identifier (fib4)
@@ -291,7 +300,7 @@ US_SIGNALS = {
                           r"distinct|unique|repeat\w*|consecutive|adjacent|common|contiguous|lower ?case|"
                           r"upper ?case|alphanumeric|numeric|alphabetic|special|perfect|integral|whole|proper|"
                           r"duplicate\w*|assum\w*|guarantee\w*|valid|only|ignor\w*|note|empty|legend|choices|"
-                          r"integers?|pairwise)\b",
+                          r"integers?|pairwise|unset|square|triangular|rectangular|pentagonal|hexagonal)\b",
     "output_edge_case": r"\b(if|when|unless|otherwise|else|none|null|zero|empty|false|true|yes|no|in case|"
                         r"not|cases?)\b|(?<![\w-])-1\b",
     "formula": r"\b(maximum|minimum|max|min|largest|smallest|longest|shortest|highest|lowest|greatest|biggest|"
@@ -344,6 +353,14 @@ def us_deleted_constraint(deleted: str, original: str, mutated: str, at_start: b
         return 0, "a rationale, which constrains nothing"
     if TWO_CONDITION_DEFINITION.search(d):
         return 0, "a whole definition of two conditions (more than one constraint)"
+    term = DEFINES_TERM.search(d)
+    if term and (term.group(1) or term.group(2) or "").lower() in STANDARD_TERMS and \
+            re.search(r"\b" + (term.group(1) or term.group(2)).lower()[:6], mutated, re.I):
+        return 0, "the definition of a word every reader knows, which the text still uses"
+    if re.match(r",?\s*(?:that|which)\b", d, re.I) and first and original.find(deleted) < first.start() and \
+            SUPERLATIVE.search(original[:original.find(deleted)]):
+        # HumanEval/73: "find the minimum number of elements[ that need to be changed to make the array palindromic]"
+        return 0, "the objective of the request's superlative"
     if US_MAIN_REQUEST.match(d) and not US_SIGNAL_RX["error_handling"].search(d) and \
             not re.search(r"\b(if|when|unless|otherwise|in case)\b", d, re.I):
         return 0, "main request"
@@ -470,6 +487,17 @@ def _orphans(text: str) -> int:
                if LEANS_BACK.match(cur) and not re.search(r"\b(if|when|unless|whether|in case)\b", prev, re.I))
 
 
+EMPTY_ITEM = re.compile(r"^[ \t]*(?:\d+[.)]|[-*•])[ \t]*$", re.M)
+# the words a sentence needs beyond these to say anything ("It is guaranteed.")
+EMPTY_SENTENCE_WORDS = US_STOP | {"guaranteed", "assumed", "given", "known", "true", "possible", "note", "also"}
+
+
+def _empty_sentences(text: str) -> int:
+    return sum(1 for x in re.split(r"(?<=[.!?])\s+", text)
+               if re.fullmatch(r"[A-Z][A-Za-z' ]*[.!?]", x.strip()) and
+               not set(re.findall(r"[a-z]+", x.lower())) - EMPTY_SENTENCE_WORDS)
+
+
 def naturalness(m: Mutant) -> dict[str, int]:
     o, n = m.original.description, m.task.description
     if m.defect == "SF":
@@ -491,6 +519,9 @@ def naturalness(m: Mutant) -> dict[str, int]:
         "no_stacked_of": len(STACKED_OF.findall(n)) <= len(STACKED_OF.findall(o)),
         "sentences_start_capital": len(LOWER_START.findall(n)) <= len(LOWER_START.findall(o)),
         "no_orphaned_otherwise": _orphans(n) <= _orphans(o),
+        # "1.[ The date string is not empty.]", "It is guaranteed[ that the sum of n ... 2e5]."
+        "no_empty_item": len(EMPTY_ITEM.findall(n)) <= len(EMPTY_ITEM.findall(o)),
+        "no_empty_sentence": _empty_sentences(n) <= _empty_sentences(o),
         "articles": len(re.findall(r"\ba [aeiouAEIOU]\w|\ban [b-df-hj-np-tv-zB-DF-HJ-NP-TV-Z]\w", n))
         <= len(re.findall(r"\ba [aeiouAEIOU]\w|\ban [b-df-hj-np-tv-zB-DF-HJ-NP-TV-Z]\w", o)),
     }

@@ -28,7 +28,10 @@ Candidates, by tier (the lowest tier present is used):
    present in the second string``, ``such that ...``, ``having maximum sum``),
    ``starting with 'a'``, ``by adding values for common keys``, ``with maximum
    length``, a conversion target (``convert ... to a tuple``), an edge-case ``if``
-   clause (``... if it does not exist``);
+   clause (``... if it does not exist``), which bits or parity (``unset bits``, ``odd parity``), which
+   numbers of a run (``first n odd natural numbers``), a solid's base (``square pyramid``), the
+   positions (``at even positions``), and one of a definition's two conditions (``happy if its length
+   is at least 3 and ...``);
 3. a superlative that pins which value is meant (``the maximum length of sublist``).
 
 A category is drawn with the seed among those present in the tier, then one candidate of
@@ -52,8 +55,8 @@ the examples and the reference, so the reference still passes (:func:`neutral_na
 such name is safe (nothing left, a builtin, a name that breaks off as ``octal_To``) the
 constraint stays.
 
-Measured at seed 0 (``benchmarks/mutant_fingerprints.py``): a mutant for 115/164 HumanEval,
-259/974 MBPP and 1,029/1,055 LiveCodeBench tasks; most of the rest are one-line requests with
+Measured at seed 0 (``benchmarks/mutant_fingerprints.py``): a mutant for 114/164 HumanEval,
+277/974 MBPP and 1,026/1,055 LiveCodeBench tasks; most of the rest are one-line requests with
 nothing but the task, its inputs and at most an implementation hint.
 """
 
@@ -153,7 +156,8 @@ RATIONALE = re.compile(r"\b(?:is|are) there to\b|\bto help (?:with|you)\b|\bfor 
 TWO_CONDITION_DEFINITION = re.compile(r"\b(?:is|are)\s+(?:called\s+|said\s+to\s+be\s+|considered\s+)?[\w-]+\s+"
                                       r"(?:if|when)\b.*\b(?:and|or)\b", I)
 # a sentence that needs the one before it ("Otherwise, return NO."): that one cannot go alone
-LEANS_BACK = re.compile(r"^\s*(?:otherwise|else|if not|in that case|in this case|if so|in either case)\b", I)
+LEANS_BACK = re.compile(r"^\s*(?:\d+[.)]\s*)?(?:otherwise|else|if not|in that case|in this case|if so|in either case|"
+                        r"and|but|also|moreover|furthermore|however)\b", I)  # "2. And the number of days ..."
 CONVERT = re.compile(r"\b(convert|change|transform|turn|cast|split|encode|decode)\w*\b", I)
 
 # implementation hints: how to compute, which the tests cannot observe
@@ -187,7 +191,7 @@ BEFORE_NOUN = r"(?=(?:[\w-]+\s+){0,2}?" + NOUN + ")"
 # what may follow a deleted trailing phrase: end of clause or a conjunction
 END = r"(?=\s*(?:[.,;:?!]|$)|\s+(?:and|or|if|that|which|with|by|using|until|where|when|such)\b)"
 # end of a clause for restrictive modifiers: punctuation, or an implementation hint that follows
-CLAUSE_END = (r"(?=\s*(?:[.;:?!]|$)|\s+(?:by\s+)?using\b|\s+(?:in|from|for)\s+(?:(?:the|a|an)\s+)?given\b|"
+CLAUSE_END = (r"(?=\s*(?:[;:?!]|\.(?!\w)|$)|\s+(?:by\s+)?using\b|\s+(?:in|from|for)\s+(?:(?:the|a|an)\s+)?given\b|"
               r"\s+and\s+(?:then\s+)?(?:replace|return|remove|print|add|sort|find|count|check|convert|get|"
               r"insert|delete|multiply|divide|compute|calculate|reverse|append)\b)")
 
@@ -224,8 +228,9 @@ PHRASES: list[tuple[str, int, re.Pattern]] = [
     # "natural" only where it is the one qualifier ("odd natural numbers" are the odd numbers)
     ("input_precondition", 1, re.compile(r"(?<=\s)(?<!odd\s)(?<!even\s)(?<!prime\s)natural\s+(?=(?:\w+\s+)?" + NOUN
                                          + ")", I)),
+    # never a cut from a longer chain ("where 0 <= i_1 < i_2[ < ... < i_k - 1]", round 13)
     ("numeric_bound", 1, re.compile(r",?\s*(?:where|with|such that)\s+-?\d+\s*(?:<=|<|≤)\s*[\w.\[\]()]+"
-                                    r"(?:\s*(?:<=|<|≤)\s*[\w^*.]+)?", I)),
+                                    r"(?:\s*(?:<=|<|≤)\s*[\w^*.]+)?(?![\w\[\]()^*]|\.\w|\s*(?:<=|<|≤|-|\+|−))", I)),
     ("numeric_bound", 1, re.compile(r"\s*\(\s*-?\d+\s*(?:<=|<|≤)[^()\n]*\)", I)),
     ("numeric_bound", 1, re.compile(r",?\s+between\s+-?\d+\s+and\s+-?\d+(?:,?\s+inclusive)?", I)),
     ("numeric_bound", 1, re.compile(r"(?<!\bnot)(?<!\bno),?\s+(?:up to|at most|at least|no more than|not exceeding|less than|(?<!no )more than|fewer than|"
@@ -369,6 +374,20 @@ PHRASES: list[tuple[str, int, re.Pattern]] = [
                               r"absolute|relative|cumulative|decimal|hexadecimal|octal|binary|"
                               r"inner|outer|middle|central|nested|unique)\s+(?=[a-z])(?!(?:and|or|of|to|in|on|by|"
                               r"from|than|one|ones|number|numbers|value|values)\b)", I)),
+    # which bits, which parity, which numbers of a run ("count[ unset] bits", "check for[ odd] parity", "the sum of
+    # squares of first n[ odd] natural numbers"), which base a solid has ("the surface area of the[ square] pyramid")
+    ("formula", 2, re.compile(r"(?<=\s)(?:un)?set\s+(?=bits?\b)|(?<=\s)(?:odd|even)\s+(?=parity\b)", I)),
+    ("input_precondition", 2, re.compile(r"(?<=\bfirst\s[nkm]\s)(?:odd|even|prime)\s+(?=(?:natural\s+)?"
+                                         r"(?:numbers|integers)\b)", I)),
+    ("input_precondition", 2, re.compile(r"(?<=\s)(?:square|triangular|rectangular|pentagonal|hexagonal)\s+"
+                                         r"(?=(?:pyramid|prism)\b)", I)),
+    # where in the sequence ("the sum of even numbers[ at even positions]")
+    ("formula", 2, re.compile(r"(?<=\w)\s+(?:at|in|on)\s+(?:the\s+)?(?:even|odd)\s+(?:positions?|indices|indexes|"
+                              r"index|places)\b" + END, I)),
+    # the traversal order ("generate a square matrix ...[ in spiral order]")
+    ("ordering", 1, re.compile(r",?\s+in\s+(?:an?\s+|the\s+)?(?:spiral|zig-?zag|clockwise|anti-?clockwise|"
+                               r"counter-?clockwise|wave|row-?wise|column-?wise|level)\s+(?:order|form|manner|fashion)\b",
+                               I)),
     # --- tier 3: a superlative that pins which value is meant
     ("formula", 3, re.compile(after_words("the", "a", "an", "of", "all", "its", "each", "find", "get", "with", "sum",
                                           "count", "n", "k", "m", "two", "three") + r"(?:maximum|minimum|max|min|largest|smallest|longest|shortest|"
@@ -471,6 +490,8 @@ def candidates(desc: str) -> list[tuple[str, int, int, int]]:
     for i, (s, e) in enumerate(sents):
         if i == 0 or _first_after_header(desc, s):
             continue  # the request, also where a header ("Task", "Problem") stands before it
+        if i == 1 and re.match(r"\s*(?:you(?:'re|\s+are)\s+given|given)\b[^,;]*\.?\s*$", desc[sents[0][0]:sents[0][1]], I):
+            continue  # "You are given a string s.\nif s[i] is a letter, reverse its case ...": the request comes second
         if desc[s:e].rstrip().endswith(":") or re.match(r"\s*otherwise,?\s+(?:it\s+)?(?:should\s+)?return\s+"
                                                           r"[\"']?(true|false|yes|no)\b", desc[s:e], I):
             continue  # a lead-in to a list ("... if all of the following are met:"); a predicate's complement
@@ -482,6 +503,7 @@ def candidates(desc: str) -> list[tuple[str, int, int, int]]:
         if cat is None or is_restatement(text, desc[:s] + desc[e:]):
             continue
         out.append((cat, 1, *_sentence_deletion(desc, s, e)))
+    out += _definition_conjuncts(desc, sents)
     for cat, tier, rx in PHRASES:
         for m in rx.finditer(desc):
             text = m.group(0)
@@ -521,6 +543,44 @@ def candidates(desc: str) -> list[tuple[str, int, int, int]]:
     if output:
         # the Output section says what to print: a prose sentence about the output format repeats it
         out = [c for c in out if not (c[0] == "output_format" and c[3] <= output.start())]
+    return out
+
+
+# a definition by two conditions ("A string is happy if its length is at least 3 and every 3 consecutive letters
+# are distinct", "q will fly if it's balanced ... and the sum of its elements is less than ..."): either may go
+DEFINITION_IF = re.compile(r"^\s*(?:the\s+|an?\s+)?[\w' -]{1,40}?\b(?:is|are|will\s+\w+)\s+(?:called\s+|said\s+to\s+be\s+)?"
+                           r"(?:an?\s+)?[\w-]*\s*(?:if|when)\s+", I)
+CLAUSE_VERB = re.compile(r"\b(?:is|are|has|have|contains?|reads?|equals?|it's|exceeds?)\b", I)
+
+
+def _definition_conjuncts(desc: str, sents: list[tuple[int, int]]) -> list[tuple[str, int, int, int]]:
+    out = []
+    for i, (s, e) in enumerate(sents):
+        head = DEFINITION_IF.match(desc[s:e])
+        if i == 0 or not head:
+            continue
+        body_start = s + head.end()
+        body = desc[body_start:e].rstrip()
+        body = body[:-1] if body.endswith(".") else body
+        depth, joints = 0, []
+        for m in re.finditer(r"[()]|\s+and\s+", body):
+            if m.group(0) == "(":
+                depth += 1
+            elif m.group(0) == ")":
+                depth -= 1
+            elif depth == 0:
+                joints.append(m)
+        if len(joints) != 1 or "," in body:
+            continue  # exactly two conditions
+        first, second = body[:joints[0].start()], body[joints[0].end():]
+        if not (CLAUSE_VERB.search(first) and CLAUSE_VERB.search(second)) or min(len(first), len(second)) < 8:
+            continue
+        for a, b in ((body_start, body_start + joints[0].end()),
+                     (body_start + joints[0].start(), body_start + len(body))):
+            gone = desc[a:b]
+            cat = "numeric_bound" if re.search(r"\bat (?:least|most)\b|\b(?:less|more|greater|fewer)\s+than\b|[<>≤≥]",
+                                               gone, I) else "formula"
+            out.append((cat, 1, a, b))
     return out
 
 
@@ -584,7 +644,7 @@ def _sentences(desc: str) -> list[tuple[int, int]]:
     for s, e in sentence_spans(desc):
         start = s
         for m in re.finditer(r"(?<=[A-Za-z0-9)\]'\"])[ \t]*\n[ \t]*(?=[A-Z][a-z])|(?<=[a-z0-9][.!?])(?<!\be\.g\.)"
-                             r"(?<!\bi\.e\.)(?<!\betc\.)(?<!\bvs\.) +(?=[a-z]+\b)", desc[s:e]):
+                             r"(?<!\bi\.e\.)(?<!\betc\.)(?<!\bvs\.)(?:[ \t]+|[ \t]*\n[ \t]*)(?=[a-z]+\b)", desc[s:e]):
             cut = s + m.start()
             if DANGLING.search(desc[start:cut]) or not re.search(r"[A-Za-z]{2}", desc[start:cut]):
                 continue
@@ -695,6 +755,8 @@ def _clean(desc: str, s: int, e: int) -> tuple[int, int, str] | None:
         return None  # "words that are[ longer than n] from a list": the predicate is gone
     if head.endswith(":") and (not tail.strip() or tail.startswith("\n\n")):
         return None
+    if re.fullmatch(r"(?:\d+[.)]|[a-z][.)]|[-*•])", _line_at(new, s + len(rep)).strip()):
+        return None  # "1.[ The date string is not empty.]" leaves an empty numbered item (round 13)
     if desc[:1].isupper() and not new[:1].isupper():
         return None
     if not ends_properly(desc, new):
@@ -864,13 +926,15 @@ def spoiled(task: Task, s: int, e: int, rep: str = "", category: str = "") -> st
             return "the clause takes the predicate of its sentence with it"
         if re.search(r"\b(?:the\s+ones?|ones|those|these)(?:\s+[a-z]+)?\s*$", desc[:s], I):
             return "the clause is all that says which one is meant"
-        if SUPERLATIVE.search(deleted) or re.search(r"\bthe\s+" + SUPERLATIVE.pattern + r"\s+[\w-]+\s*$", desc[:s], I):
+        # "the minimum number of elements[ that need to be changed ...]": up to three words after the superlative
+        if SUPERLATIVE.search(deleted) or re.search(r"\bthe\s+" + SUPERLATIVE.pattern + r"\s+(?:[\w-]+\s+){0,3}?[\w-]+\s*$",
+                                                     desc[:s], I):
             return "the clause states the objective (or the domain of a superlative): no task is left"
         if content_words(deleted[relative.end():]) <= FILLER_WORDS | {"in", "at"}:
             return "the clause only says the thing is there"
     for letter in set(LONE_LETTER.findall(deleted)):
         # "smaller than k": the threshold is an input; "where 1 <= n <= 10^5" only bounds what it names
-        threshold = re.search(r"\b(?:than|to|by|of|with|exceed|exceeding)\s+" + letter + r"(?![\w'\"])", deleted)
+        threshold = re.search(r"\b(?:than|to|by|of|with|exceed|exceeding|weight|limit|threshold|capacity)\s+" + letter + r"(?![\w'\"])", deleted)
         if threshold and not re.search(r"(?<![\w'\"])" + letter + r"(?![\w'\"])", rest):
             return f"the deletion removes every mention of {letter}, which is then unexplained"
     notes = re.sub(r"^\s*>>>.*\n.*$", "", outside, flags=re.M)  # doctests show values, not rules
@@ -938,6 +1002,60 @@ def spoiled(task: Task, s: int, e: int, rep: str = "", category: str = "") -> st
     if re.match(r",?\s+(?:if|when|unless|in case)\b", deleted, I) and re.match(
             r"\s*(?:return|output|print)\s+[^\s,;]+\s*[.!?]?\s*$", sentence, I):
         return "a value is left with no condition"
+    return _spoiled_round13(desc, s, e, rep, category, deleted, new, sentence)
+
+
+# words every programmer knows: their definition goes and nothing is lost while the word stays (round 13)
+STANDARD_TERMS = frozenset("palindrome palindromic prime anagram vowel vowels consonant consonants factorial "
+                           "fibonacci leap subsequence substring subarray divisor divisors multiple multiples "
+                           "even odd perfect".split())
+DEFINES_TERM = re.compile(r"\b(?:is|are)\s+(?:called|said\s+to\s+be|considered|known\s+as)\s+(?:an?\s+)?([\w-]+)|"
+                          r"^\W*(?:an?\s+)?([\w-]+)\s+(?:[\w-]+\s+)?(?:is|are)\s+(?:an?\s+)?[\w-]+\s+(?:that|which|whose)\b", I)
+NUMBER_NAMES = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+# a bare singular noun left after a verb or preposition ("find[ common] divisor", "with[ odd] value")
+BARE_BEFORE = re.compile(r"\b(?:for|with|find|get)\s+$", I)
+COUNT_NOUNS = frozenset("number value divisor element word item string list character integer digit pair factor "
+                        "multiple".split())
+
+
+def _spoiled_round13(desc: str, s: int, e: int, rep: str, category: str, deleted: str, new: str,
+                     sentence: str) -> str | None:
+    """Round 13's failure kinds (each with its real example in the tests)."""
+    term = DEFINES_TERM.search(deleted.strip())
+    if term and re.search(r"[.!?]\s*$", deleted):
+        word = (term.group(1) or term.group(2) or "").lower()
+        if word in STANDARD_TERMS and re.search(r"\b" + word[:6], new, I):
+            # HumanEval/112: "A string is called palindrome if it reads the same backward as forward."
+            return f"the definition of '{word}', a word every reader knows, which the text still uses"
+    if re.search(r"=\s*0\b", deleted) and re.search(r"\bzero\b", new, I):
+        # HumanEval/32: "find x[ such that poly(x) = 0]. find_zero returns only one zero point"
+        return "the rest still says zero"
+    if re.fullmatch(r",?\s*\(?inclusive\)?", deleted, I):
+        bounds = re.search(r"\bbetween\s+(\d+)\s+and\s+(\d+)\s*$", desc[:s], I)
+        if bounds and all(int(b) < len(NUMBER_NAMES) and re.search(r"\b" + NUMBER_NAMES[int(b)] + r"\b", new, I)
+                          for b in bounds.groups()):
+            # HumanEval/105: "between 1 and 9[ inclusive]" beside the names "One" ... "Nine"
+            return "the text still names both bounds, so they are kept"
+    bare = re.fullmatch(r"\s*([\w-]+)\s+", deleted)
+    if bare and BARE_BEFORE.search(desc[:s]):
+        noun = re.match(r"\s*([A-Za-z]+)", desc[e:])
+        if noun and noun.group(1).lower() in COUNT_NOUNS:
+            # mbpp/842 "occurs for[ odd] number of times", mbpp/501 "find[ common] divisor between two numbers"
+            return "a bare singular noun is left: the words read wrong"
+    shape = re.search(r"(\w+)\[i\]\.length\s*==\s*\d", deleted)
+    if shape and re.search(re.escape(shape.group(1)) + r"\[i\]\s*(?:=\s*\[|\[)", new):
+        # lcbpub-0471: "points[i].length == 2" beside "points[i] = [x_i, y_i]" and "points[i][0]"
+        return "the statement still shows each item's length"
+    if category == "numeric_bound" and re.search(r"(?<![\w\\{])T(?![\w}])", deleted) and \
+            re.search(r"\bover\s+all\s+test\s+cases\b|\bin\s+(?:a|one)\s+(?:single\s+)?(?:input|test)\b", new, I):
+        # lcbpub-0985: "1 <= T <= 10^5" beside "The sum of (R+B) over all test cases is at most 2 x 10^5"
+        return "the number of test cases is bounded by the bound on their total"
+    if not re.search(r"[.!?](?:\s|$)", deleted):
+        old_sentence = re.split(r"[.!?](?:\s|$)", desc[:s])[-1] + deleted + \
+            re.split(r"(?<=[.!?])(?:\s|$)", desc[e:], maxsplit=1)[0]
+        if re.search(r"[A-Za-z]", sentence) and len(content_words(sentence)) < 2 <= len(content_words(old_sentence)):
+            # lcbpub-0004: "It is guaranteed[ that the sum of n over all test cases does not exceed 2e5]."
+            return "the sentence left says nothing"
     return None
 
 
