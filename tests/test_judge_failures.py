@@ -493,3 +493,16 @@ def test_us_definition_of_two_conditions_loses_one(he):
         gone.add(op.before)
         assert "happy" in m.task.description and verdict(m)["compliance"] == 1
     assert gone == {"its length is at least 3 and ", " and every 3 consecutive letters are distinct"}
+
+
+@pytest.mark.parametrize("task_id,gone", [
+    ("HumanEval/41", "All cars move in the same speed."),        # a sentence that fixes the input for every car
+    ("HumanEval/159", "if there are not enough remaining carrots"),  # an edge case after a bracketed line
+])
+def test_us_round14_humaneval_sentences(he, task_id, gone):
+    m = mutate(he[task_id], "US", seed=0)
+    assert isinstance(m, Mutant), m
+    (op,) = [o for o in m.ops if o.kind == "delete"]
+    assert gone in op.before
+    v = verdict(m)
+    assert v["compliance"] == 1 and v["naturalness"] == 1, v

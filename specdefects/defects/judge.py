@@ -300,7 +300,7 @@ US_SIGNALS = {
                           r"distinct|unique|repeat\w*|consecutive|adjacent|common|contiguous|lower ?case|"
                           r"upper ?case|alphanumeric|numeric|alphabetic|special|perfect|integral|whole|proper|"
                           r"duplicate\w*|assum\w*|guarantee\w*|valid|only|ignor\w*|note|empty|legend|choices|"
-                          r"integers?|pairwise|unset|square|triangular|rectangular|pentagonal|hexagonal)\b",
+                          r"integers?|pairwise|same|unset|regular|square|triangular|rectangular|pentagonal|hexagonal)\b",
     "output_edge_case": r"\b(if|when|unless|otherwise|else|none|null|zero|empty|false|true|yes|no|in case|"
                         r"not|cases?)\b|(?<![\w-])-1\b",
     "formula": r"\b(maximum|minimum|max|min|largest|smallest|longest|shortest|highest|lowest|greatest|biggest|"

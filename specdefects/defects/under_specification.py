@@ -127,7 +127,8 @@ SPECIFIC = {
 # behaviour a sentence of its own may pin ("Count overlapping cases.", "A string is called a palindrome if ...")
 BEHAVIOUR = re.compile(r"\b(overlap\w*|case[- ](in)?sensitive\w*|ignor(e|ed|ing)|inclusive|exclusive|"
                        r"(is|are) (also )?(called|considered|said to be)|in this case|only when|but only|"
-                       r"in a manner|such that)\b", I)
+                       r"in a manner|such that)\b|^\s*all\s+[\w ]{1,20}?\s+(?:move|moves|have|has|are|is)\s+(?:in\s+)?"
+                       r"(?:at\s+)?the\s+same\s+(?:speed|capacity|length|size|weight|height|rate)\b", I)
 
 # sentences that state the main request: never deleted whole ...
 PRIMARY = re.compile(r"^\s*(write|returns?|given|create|implement|you are given|your task|you're given|find|"
@@ -169,7 +170,7 @@ NOUN = (r"(?:integers?|numbers?|lists?|arrays?|strings?|words?|values?|elements?
         r"entries|entry|keys?|divisors?|factors?|indices|index|positions?|substrings?|sub-?arrays?|sub-?lists?|"
         r"sub-?sequences?|pairs?|sums?|bits?|vowels?|consonants?|nodes?|terms?|occurrences?|squares?|cubes?|"
         r"powers?|columns?|rows?|spaces?|divisors?|multiples?|palindromes?|substrings?|sublists?|tuples?|inputs?|"
-        r"iterators?|iterables?|zeroe?s)\b")
+        r"iterators?|iterables?|zeroe?s|duplicates?)\b")
 
 
 def after_words(*words: str) -> str:
@@ -335,8 +336,8 @@ PHRASES: list[tuple[str, int, re.Pattern]] = [
     ("formula", 2, re.compile(r",?\s+and\s+(?:it'?s|it\s+is|is|are)\s+also\s+(?:an?\s+)?[\w-]+" + END, I)),
     # the other direction allowed ("monotonically increasing[ or decreasing]")
     ("ordering", 2, re.compile(r"(?<=ing)\s+or\s+(?:decreasing|increasing|non-decreasing|non-increasing)\b", I)),
-    ("input_precondition", 1, re.compile(r",?\s+and\s+all\s+(?:the\s+)?[\w-]+\s+(?:are|is)\s+(?:an?\s+)?[\w-]+"
-                                         r"(?=\s*[.;]|$)", I)),
+    ("input_precondition", 1, re.compile(r",?\s+and\s+all\s+(?:the\s+)?[\w-]+\s+(?:(?:are|is)\s+(?:an?\s+)?|"
+                                         r"(?:have|has)\s+the\s+same\s+)[\w-]+(?=\s*[.;]|$)", I)),
     # where to ("move all zeroes[ to the end] of the given list") and what into ("abbreviate 'road'[ as 'rd.']")
     ("ordering", 2, re.compile(r"(?<=\w)\s+(?:to|towards)\s+the\s+(?:end|beginning|front|start|back)\b"
                                r"(?=\s+of\b|\s*(?:[.,;]|$))", I)),
@@ -380,7 +381,7 @@ PHRASES: list[tuple[str, int, re.Pattern]] = [
     ("input_precondition", 2, re.compile(r"(?<=\bfirst\s[nkm]\s)(?:odd|even|prime)\s+(?=(?:natural\s+)?"
                                          r"(?:numbers|integers)\b)", I)),
     ("input_precondition", 2, re.compile(r"(?<=\s)(?:square|triangular|rectangular|pentagonal|hexagonal)\s+"
-                                         r"(?=(?:pyramid|prism)\b)", I)),
+                                         r"(?=(?:pyramid|prism)\b)|(?<=\s)regular\s+(?=polygon\b)", I)),
     # where in the sequence ("the sum of even numbers[ at even positions]")
     ("formula", 2, re.compile(r"(?<=\w)\s+(?:at|in|on)\s+(?:the\s+)?(?:even|odd)\s+(?:positions?|indices|indexes|"
                               r"index|places)\b" + END, I)),
@@ -643,7 +644,8 @@ def _sentences(desc: str) -> list[tuple[int, int]]:
     out = []
     for s, e in sentence_spans(desc):
         start = s
-        for m in re.finditer(r"(?<=[A-Za-z0-9)\]'\"])[ \t]*\n[ \t]*(?=[A-Z][a-z])|(?<=[a-z0-9][.!?])(?<!\be\.g\.)"
+        for m in re.finditer(r"(?<=[A-Za-z0-9)\]'\"])[ \t]*\n[ \t]*(?=[A-Z][a-z])|(?<=[\])])[ \t]*\n[ \t]*"
+                             r"(?=(?:if|when|otherwise|unless)\b)|(?<=[a-z0-9][.!?])(?<!\be\.g\.)"
                              r"(?<!\bi\.e\.)(?<!\betc\.)(?<!\bvs\.)(?:[ \t]+|[ \t]*\n[ \t]*)(?=[a-z]+\b)", desc[s:e]):
             cut = s + m.start()
             if DANGLING.search(desc[start:cut]) or not re.search(r"[A-Za-z]{2}", desc[start:cut]):
