@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from conftest import SHARED_DATA
 
+from specdefects.defects import NotApplicable, mutate
 from specdefects.defects import hand_check as hc
-from specdefects.defects import mutate
 from specdefects.defects.judge import judge_rules
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -59,6 +59,9 @@ def test_score_agreement_kappa_and_stale_labels(he):
     mutants = {(m.original.benchmark, m.original.task_id, m.defect): m for m, _ in drawn}
     cells, stale = hc.score(rows, mutants)
     assert stale == [rows[0]["sample_id"]]
+    # a task the engine now leaves without the defect is stale too, not a crash
+    gone = {**mutants, (rows[1]["benchmark"], rows[1]["task_id"], "LV"): NotApplicable("x", "LV", "why")}
+    assert hc.score(rows, gone)[1] == [rows[0]["sample_id"], rows[1]["sample_id"]]
     comp = {(c.benchmark, c.defect): c for c in cells if c.criterion == "compliance"}
     cell = comp[("humaneval", "LV")]
     assert cell.n == 3 and cell.hand == pytest.approx(2 / 3)

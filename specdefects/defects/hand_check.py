@@ -127,7 +127,7 @@ def score(rows: Sequence[dict], mutants: dict[tuple[str, str, str], Mutant]) -> 
     stale = []
     for r in rows:
         m = mutants.get((r["benchmark"], r["task_id"], r["defect"]))
-        if m is None or prompt_sha(m) != r["prompt_sha"]:
+        if not isinstance(m, Mutant) or prompt_sha(m) != r["prompt_sha"]:  # the engine now leaves the task out
             stale.append(r["sample_id"])
             continue
         verdict = judge_rules(m)
