@@ -157,3 +157,13 @@ def test_coverage_and_no_marking_word(lcb_mutants):
     adds = Counter(w for m in ms for w in added_words(m.original.prompt, m.task.prompt))
     word, count = adds.most_common(1)[0]
     assert count / len(ms) <= 0.15, (word, count, len(ms))
+
+
+@pytest.mark.parametrize("task_id, one, other", [("lcbpub-0309", "city", "cities"), ("lcbpub-0524", "box", "boxes")])
+def test_irregular_plural_changes_with_its_singular(lcb, task_id, one, other):
+    """"cities" blurred while "city 1" stays reads as two things: the plural's sibling is "city", not "citie"."""
+    for seed in SEEDS:
+        m = lv(lcb[task_id], seed)
+        if isinstance(m, Mutant) and changed_words(m) & {one, other}:
+            prose = FORMAL_HEADER.split(m.task.description)[0]
+            assert not re.search(rf"\b(?:{one}|{other})\b", prose, re.I), (seed, prose_ops(m))

@@ -605,7 +605,7 @@ def _compound_alternative(compound: str, alt: str) -> str:
     return match_case(kind, alt) + " of " + kind.lower() + " values"
 
 
-IRREGULAR_PLURALS = {"vertex": "vertices", "index": "indices", "matrix": "matrices"}
+IRREGULAR_PLURALS = {"vertex": "vertices", "index": "indices", "matrix": "matrices", "city": "cities", "box": "boxes"}
 _SINGULARS = {v: k for k, v in IRREGULAR_PLURALS.items()}
 
 
