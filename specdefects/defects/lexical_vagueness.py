@@ -42,6 +42,7 @@ from ._common import (
     build_mutant,
     ident_words,
     match_case,
+    merge_spans,
     overlaps,
     protected_spans,
     rng_for,
@@ -80,6 +81,13 @@ SENSE_GUARDS = {  # word -> what may not follow it (the word then means somethin
     "length": re.compile(r"\s+of\b"),
     "swap": re.compile(r"\s+(?:the\s+)?case\b", re.I), "swaps": re.compile(r"\s+(?:the\s+)?case\b", re.I),
     "value": re.compile(r"\s+of\s+(?:the\s+)?(?:key|keys)\b"),
+    # "the coordinate plane", "the coordinate axes": a term of geometry; "a product of" is a multiplication
+    "coordinate": re.compile(r"\s+(?:planes?|axis|axes|system|space|grid|geometry)\b", re.I),
+    "coordinates": re.compile(r"\s+(?:planes?|axis|axes|system|space|grid|geometry)\b", re.I),
+    "product": re.compile(r"\s+of\b", re.I), "products": re.compile(r"\s+of\b", re.I),
+    # "Team A scores X points", "score 3": the verb, which "results" cannot stand for
+    "score": re.compile(r"\s+(?:\d|[A-Z]\b|[A-Z]_|points?\b|at\b|more\b|less\b|higher\b|lower\b)"),
+    "scores": re.compile(r"\s+(?:\d|[A-Z]\b|[A-Z]_|points?\b|at\b|more\b|less\b|higher\b|lower\b|an?\b|the\b)"),
 }
 # a word before "number" makes a term of its own ("natural numbers", "a keith number", "the n'th star number",
 # "the smaller player number", "person's number"): "keith value" says another thing, so "number" changes only
@@ -119,6 +127,11 @@ SENSE_GUARDS_BEFORE = {  # word -> what may not precede it ("blank spaces" would
     # "uppercase characters" is a class of its own ("upper symbols" reads wrong)
     "character": re.compile(r"\b(?:upper|lower|uppercase|lowercase|special|alphabetic|alphanumeric)\s+$", re.I),
     "characters": re.compile(r"\b(?:upper|lower|uppercase|lowercase|special|alphabetic|alphanumeric)\s+$", re.I),
+    # polar or rectangular coordinates, an x coordinate: a term of geometry ("polar positions" says another thing)
+    "coordinate": re.compile(r"\b(?:polar|rectangular|cartesian|spherical|cylindrical|hexagon|point|lattice|integer|"
+                             r"[xyz])\s+$", re.I),
+    "coordinates": re.compile(r"\b(?:polar|rectangular|cartesian|spherical|cylindrical|hexagon|point|lattice|integer|"
+                              r"[xyz])\s+$", re.I),
     "keys": re.compile(r"\b(?:white|black|piano)\s+$", re.I), "key": re.compile(r"\b(?:white|black|piano)\s+$", re.I),
 }
 # a noun before "prefix" makes a compound ("a string prefix"): "a string front part" is no noun phrase
@@ -130,6 +143,16 @@ KEYBOARD = re.compile(r"\bkeyboard|\bpress(?:es|ed|ing)?\b", re.I)
 NAMED_BEFORE = re.compile(r"\b(?:[A-Z][a-z]*[A-Z0-9][A-Za-z0-9]*|[A-Z][a-z]+)\s+$")  # "ABC ", "Fibonacci ", "Fib4 "
 SYMBOL_CHARS = re.compile(r"'[^\w\s']'")  # a quoted punctuation character: '@', '#', '$'
 Group = tuple  # (kind, key, occurrences [(start, end, text)], alternatives)
+# a noun that opens a sentence may be a verb of the request ("List the ...", "Sum up ..."), unless a name or a
+# number follows it: "Edge i goes from ...", "Vertex 1 is ...", "Query 2 x asks ..." name one item of a family
+# "an integer sequence", "all integer sequences": the compound blurs whole (see _compound_alternative); after
+# another adjective ("a non-negative integer sequence") it stays, since the adjective would then qualify the container
+INTEGER_KIND = re.compile(r"(?:\b(?:an?|the|all|of|given|two|such|each|every|this|these|another)\s+)(integer\s+)$", re.I)
+SHOP_CONTEXT = re.compile(r"\b(?:prices?|yen|dollars?|buy|buys|bought|sell|sells|sold|shop|store|purchased?|"
+                          r"costs?|manufactur\w*|conveyor)\b", re.I)
+GRAPH_CONTEXT = re.compile(r"\b(?:graph|vertex|vertices|nodes?|trees?|undirected|directed)\b", re.I)
+NUMBERED_NEXT = re.compile(r"[ \t]+(?:(?![aAI]\b)[A-Za-z](?:_\w+|_\{[^}\n]*\})?|\d+|[A-Z]\+\d+)(?![\w'])")
+VERB_NOUNS = frozenset("list lists sum sums number numbers string strings key keys".split())  # "Sum A_i over ..."
 
 
 def _lexical_groups(desc: str, prot, names: frozenset[str] = frozenset()) -> list[Group]:
@@ -148,15 +171,28 @@ def _lexical_groups(desc: str, prot, names: frozenset[str] = frozenset()) -> lis
         before = desc[max(0, m.start() - 12):m.start()]
         if NAMED_BEFORE.search(before) and not re.search(r"(?:[.!?:]|\n)\s*\S+\s+$|^\S+\s+$", desc[:m.start()]):
             continue  # part of a coined name: "an Extended ABC string", "the Fibonacci sequence"
+        if lw in ("product", "products") and not SHOP_CONTEXT.search(desc):
+            continue  # a product is a multiplication unless the statement sells things
+        if lw in ("edge", "edges") and not GRAPH_CONTEXT.search(desc):
+            continue  # a grid cell's or a shape's edge is no graph's edge: "adjacent by a link" takes the other sense
+        kind_of = INTEGER_KIND.search(desc[max(0, m.start() - 40):m.start()]) if lw in ("sequence", "sequences") else None
+        if kind_of and not overlaps((m.start() - len(kind_of.group(1)), m.end()), prot):
+            # "an integer sequence A" -> "a collection of integer values A": the noun blurs, the number kind stays
+            s0 = m.start() - len(kind_of.group(1))
+            found.setdefault(("synonym", lw), []).append((s0, m.end(), desc[s0:m.end()]))
+            continue
         if overlaps(m.span(), prot) or (lw in SENSE_GUARDS and SENSE_GUARDS[lw].match(desc, m.end())) or \
                 (lw in SENSE_GUARDS_BEFORE and SENSE_GUARDS_BEFORE[lw].search(before)):
             continue
-        sentence_start = not desc[:m.start()].strip() or re.search(r"[.!?:]\s*$|\n\s*$", desc[:m.start()])
+        # "Edge i goes ...", "from vertex i to vertex i+1": a noun naming one numbered item, never a verb
+        named_item = lw not in VERB_NOUNS and NUMBERED_NEXT.match(desc, m.end())
+        sentence_start = (not desc[:m.start()].strip() or re.search(r"[.!?:]\s*$|\n\s*$", desc[:m.start()])) and \
+            not named_item
         # "the reverse", "reverse of a string", "reverse.": a noun, which a weaker verb cannot stand for
         noun_use = DETERMINER_BEFORE.search(before) or re.match(r"\s*[.,;:!?]|\s+of\b", desc[m.end():])
         if lw in ACTION_VERBS and not noun_use:
             found.setdefault(("verb", lw), []).append((m.start(), m.end(), w))
-        elif lw in DOMAIN_TERMS and not INFINITIVE_BEFORE.search(before) and not sentence_start and \
+        elif lw in DOMAIN_TERMS and not (INFINITIVE_BEFORE.search(before) and not named_item) and not sentence_start and \
                 not _modifies_next_noun(desc, m.end()):
             found.setdefault(("synonym", lw), []).append((m.start(), m.end(), w))
     out = []
@@ -173,7 +209,7 @@ def _lexical_groups(desc: str, prot, names: frozenset[str] = frozenset()) -> lis
         if k == "synonym" and any(not DETERMINER_BEFORE.search(desc[max(0, s - 12):s]) for s, _, _ in occ):
             # after an adjective ("a binary string") a phrase reads badly ("a binary piece of text")
             alts = tuple(a for a in alts if " " not in a) or alts
-        if any(re.match(r"\s+of\b", desc[e:]) for _, e, _ in occ):
+        if any(re.match(r"\s+of\b", desc[e:]) or " " in w for _, e, w in occ):
             alts = tuple(a for a in alts if " of " not in a) or alts  # not "bunch of values of integers"
         if k == "synonym":
             alts = tuple(a for a in alts if not _said_already(prose, a))
@@ -214,11 +250,37 @@ FORMAL_HEADER = re.compile(r"^[ \t]*(?:input|output|constraints?|examples?(?:[ \
                            r"for example|note)[ \t]*:?[ \t]*$", re.I | re.M)
 
 
+# a prose word, a space, then a parenthesis: "the i-th word (1\leq i\leq N)", "Edge i (1 \leq i \leq M)". A call
+# has no space ("f(x)"); protected_spans takes both for calls, which kept the word before every LiveCodeBench
+# range note from changing (and, since a term changes everywhere or nowhere, the term in the whole statement)
+SPACED_PAREN = re.compile(r"(?<![\w.'`\"-])([A-Za-z][a-z]*)([ \t]+)\(")
+
+
 def protected(desc: str) -> list[tuple[int, int]]:
-    """Code-like spans (:func:`protected_spans`) and everything from the first formal header on."""
-    spans = protected_spans(desc)
+    """Code-like spans (:func:`protected_spans`) and everything from the first formal header on; the word
+    before a spaced parenthesis is prose (the parenthesis itself stays protected)."""
+    masked, parens = desc, []
+    for m in SPACED_PAREN.finditer(desc):
+        close = _matching_paren(desc, m.end() - 1)
+        if close < 0:
+            continue
+        masked = masked[:m.start(2)] + "\x00" * len(m.group(2)) + masked[m.end(2):]
+        parens.append((m.end() - 1, close + 1))
+    spans = merge_spans(protected_spans(masked) + parens)
     m = FORMAL_HEADER.search(desc)
     return spans + [(m.start(), len(desc))] if m else spans
+
+
+def _matching_paren(text: str, i: int) -> int:
+    """Index of the parenthesis closing the one at ``i`` on the same line, or -1."""
+    depth = 0
+    for j in range(i, min(len(text), i + 200)):
+        if text[j] == "\n":
+            return -1
+        depth += {"(": 1, ")": -1}.get(text[j], 0)
+        if depth == 0:
+            return j
+    return -1
 
 
 def _modifies_next_noun(desc: str, end: int) -> bool:
@@ -492,7 +554,7 @@ def _draw(task: Task, seed: int, rng, groups) -> Mutant:
         for s, e, w in occ:
             if overlaps((s, e), taken):
                 continue
-            after = match_case(w, alt)
+            after = _compound_alternative(w, alt) if kind == "synonym" and " " in w else match_case(w, alt)
             before = w
             art = re.search(r"(?<![\w'])(an?|An?|AN?)(\s+)$", desc[max(0, s - 4):s])
             if art and kind in ("synonym", "phrase"):
@@ -536,7 +598,14 @@ def _draw(task: Task, seed: int, rng, groups) -> Mutant:
     return mutant
 
 
-IRREGULAR_PLURALS = {"vertex": "vertices", "index": "indices", "matrix": "matrices"}
+def _compound_alternative(compound: str, alt: str) -> str:
+    """"integer sequence" -> "collection of integer values": the container word blurs and the number kind
+    keeps its word (the judge counts "integer" as a meaning word that must stay)."""
+    kind, _noun = compound.split(None, 1)
+    return match_case(kind, alt) + " of " + kind.lower() + " values"
+
+
+IRREGULAR_PLURALS = {"vertex": "vertices", "index": "indices", "matrix": "matrices", "city": "cities", "box": "boxes"}
 _SINGULARS = {v: k for k, v in IRREGULAR_PLURALS.items()}
 
 

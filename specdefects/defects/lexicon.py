@@ -81,6 +81,20 @@ DOMAIN_TERMS: dict[str, tuple[str, ...]] = {
     # not "square": a grid's square is its cell, as precise (round 12, lcbpub-0993)
     "cell": ("spot", "place"), "cells": ("spots", "places"),
     "interval": ("span", "stretch", "window"), "intervals": ("spans", "stretches", "windows"),
+    # the places, routes and things of AtCoder stories: each broader word still names the same thing in the
+    # story ("Road i connects cities A_i and B_i" -> "Route i connects locations A_i and B_i"), never a number
+    # kind or a definition; not "building" or "dish" (no broader word that reads naturally), nor "person",
+    # "player", "condition" or "choose" (the candidates, individual/participant/requirement/pick, say as much)
+    "coordinate": ("position", "location"), "coordinates": ("positions", "locations"),
+    "city": ("location", "site", "place"), "cities": ("locations", "sites", "places"),
+    "road": ("route", "track"), "roads": ("routes", "tracks"),  # not "connection": "persons are on the connection"
+    "station": ("stop", "site", "place"), "stations": ("stops", "sites", "places"),
+    "team": ("group", "side"), "teams": ("groups", "sides"),
+    "contest": ("event", "competition"), "contests": ("events", "competitions"),
+    "score": ("result", "mark"), "scores": ("results", "marks"),
+    "section": ("part", "area"), "sections": ("parts", "areas"),
+    "box": ("container", "package"), "boxes": ("containers", "packages"),
+    "product": ("item", "article"), "products": ("items", "goods", "articles"),
     "boolean": ("flag", "yes/no answer", "truth value"), "booleans": ("flags", "truth values"),
     "parameter": ("input", "setting"), "parameters": ("inputs", "settings"),
     "argument": ("input",), "arguments": ("inputs",),
@@ -127,6 +141,15 @@ ACTION_VERBS: dict[str, tuple[str, ...]] = {  # not the request frame (compute, 
     "contains": ("has", "holds", "includes"), "contain": ("have", "hold", "include"),
     "appears": ("shows up", "turns up", "is found"), "appear": ("show up", "turn up", "are found"),
     "occurs": ("shows up", "turns up", "happens"), "occur": ("show up", "turn up", "happen"),
+    # a story's purchase: "get" says nothing of paying (the price still says what it costs)
+    "buy": ("get", "obtain", "acquire"), "buys": ("gets", "obtains", "acquires"),
+    "bought": ("got", "obtained", "acquired"), "buying": ("getting", "obtaining", "acquiring"),
+    "purchase": ("get", "obtain", "acquire"), "purchased": ("got", "obtained", "acquired"),
+    "sell": ("offer", "provide", "supply"), "sells": ("offers", "provides", "supplies"),
+    "sold": ("offered", "provided", "supplied"),
+    # not "arranged in a row" -> "lined up" (as precise); "placed" leaves the order to the rest of the sentence
+    "arrange": ("place", "lay out", "set out"), "arranged": ("placed", "laid out", "set out"),
+    "travel": ("go", "move"), "travels": ("goes", "moves"),
     "represents": ("stands for", "describes"),  # not "encodes": another sense "represent": ("stand for", "describe"),
     "representing": ("standing for", "describing"),
 }

@@ -1,0 +1,169 @@
+"""LV coverage on real LiveCodeBench statements: the words the engine used to protect by mistake (the word
+before a spaced range note "(1 \\leq i \\leq N)", a numbered noun opening a sentence, "an integer sequence")
+and the AtCoder story vocabulary (cities, roads, products, buying) now get an LV mutant the rule judge
+accepts, while the technical senses stay (a multiplication's product, the coordinate plane, a grid cell's
+edge) and no added word marks LV. The statements come from ../shared/data/livecodebench (the ``lcb``
+fixture of conftest.py): these tests skip without it."""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from specdefects.defects import NotApplicable, mutate
+from specdefects.defects.judge import judge_rules
+from specdefects.defects.lexical_vagueness import FORMAL_HEADER
+from specdefects.records import Mutant
+
+SEEDS = range(6)
+
+
+def lv(task, seed: int = 0):
+    return mutate(task, "LV", seed=seed)
+
+
+def prose_ops(m: Mutant) -> list[tuple[str, str]]:
+    return [(o.before, o.after) for o in m.ops if not o.kind.startswith("code_")]
+
+
+def changed_words(m: Mutant) -> set[str]:
+    """The lexicon words the mutant replaced, without an article ("an integer sequence" -> "sequence")."""
+    return {re.sub(r"^(?:an?|the)\s+", "", o.before, flags=re.I).split()[-1].lower() for o in m.ops
+            if o.kind in ("synonym", "verb")}
+
+
+def accepted(m: Mutant) -> bool:
+    return judge_rules(m)["compliance"] == 1
+
+
+# --------------------------------------------------------------------------- words the engine protected by mistake
+
+def test_word_before_a_range_note_is_blurred(lcb):
+    """lcbpub-0277 had no LV mutant: "the i-th word (1\\leq i\\leq N)" froze "word" (protected as a call)."""
+    task = lcb["lcbpub-0277"]
+    m = lv(task)
+    assert isinstance(m, Mutant), m.reason
+    assert changed_words(m) & {"word", "words", "sentence"}, prose_ops(m)
+    assert accepted(m), (judge_rules(m), prose_ops(m))
+    # the parenthesis itself keeps every symbol
+    for note in re.findall(r"\([^()\n]*\\leq[^()\n]*\)", task.description):
+        assert m.task.description.count(note) == task.description.count(note), note
+
+
+def test_numbered_noun_is_blurred_in_all_its_mentions(lcb):
+    """lcbpub-0657: "Edge i goes from vertex i to vertex i+1" (a sentence start, and a noun after "to") kept
+    "edge" and "vertex"; now a term changes in every mention of both its numbers, or not at all."""
+    task = lcb["lcbpub-0657"]
+    seen = set()
+    for seed in SEEDS:
+        m = lv(task, seed)
+        assert isinstance(m, Mutant), m.reason
+        assert accepted(m), (seed, prose_ops(m))
+        words = changed_words(m)
+        seen |= words
+        for one, other in (("vertex", "vertices"), ("edge", "edges")):
+            if one in words or other in words:
+                prose = FORMAL_HEADER.split(m.task.description)[0]  # Input/Output sections keep their words
+                n = len(re.findall(rf"\b(?:{one}|{other})\b", prose, re.I))
+                assert n == 0, (seed, one, prose_ops(m))
+    assert seen & {"vertex", "vertices", "edge", "edges"}, seen
+
+
+def test_a_verb_opening_a_sentence_stays(lcb):
+    """"Sum A_i over ..." is an imperative: a noun after a sentence start counts only for nouns that are no verb."""
+    from specdefects.defects import lexical_vagueness as engine
+
+    for word in ("sum", "list", "number", "string"):
+        assert word in engine.VERB_NOUNS
+    assert engine.NUMBERED_NEXT.match(" i goes") and engine.NUMBERED_NEXT.match(" N+1 is")
+    assert not engine.NUMBERED_NEXT.match(" a list") and not engine.NUMBERED_NEXT.match(" the values")
+
+
+def test_integer_sequence_blurs_and_keeps_the_number_kind(lcb):
+    """lcbpub-0333 had no LV mutant: "an integer sequence" was a fixed term; the number kind must stay."""
+    task = lcb["lcbpub-0333"]
+    m = lv(task)
+    assert isinstance(m, Mutant), m.reason
+    assert ("an integer sequence", "a collection of integer values") in prose_ops(m) or \
+        ("an integer sequence", "a group of integer values") in prose_ops(m), prose_ops(m)
+    for word in ("integer", "integers"):
+        assert len(re.findall(rf"\b{word}\b", m.task.description)) >= len(re.findall(rf"\b{word}\b", task.description))
+    assert accepted(m), judge_rules(m)
+
+
+# --------------------------------------------------------------------------- story vocabulary
+
+@pytest.mark.parametrize("task_id, words", [
+    ("lcbpub-0232", {"buy"}), ("lcbpub-0239", {"product", "products"}), ("lcbpub-0309", {"city", "cities", "travel"}),
+    ("lcbpub-0535", {"coordinate", "coordinates"}), ("lcbpub-0241", {"team", "teams"}),
+    ("lcbpub-0438", {"station", "stations"}), ("lcbpub-0552", {"section", "sections"}),
+])
+def test_story_word_of_a_skipped_task_is_blurred(lcb, task_id, words):
+    """Each of these statements had no LV mutant before; each now blurs its story word and the judge accepts it."""
+    ms = [m for m in (lv(lcb[task_id], s) for s in SEEDS) if isinstance(m, Mutant)]
+    assert len(ms) == len(SEEDS), task_id
+    assert any(changed_words(m) & words for m in ms), [prose_ops(m) for m in ms]
+    for m in ms:
+        assert accepted(m), (task_id, judge_rules(m), prose_ops(m))
+
+
+def test_technical_senses_are_not_replaced(lcb, he, mb):
+    """A multiplication's product never becomes an item, the coordinate plane and polar coordinates never a
+    position or location, a grid's "adjacent by an edge" never a link ("the product of" -> "what you get
+    multiplying" is another, older rewrite that keeps the sense)."""
+    story = re.compile(r"\b(?:items?|goods|articles?|positions?|locations?|links?|connections?)\b", re.I)
+    for task, word in ((he["HumanEval/8"], "product"), (mb["25"], "product"), (mb["590"], "coordinates"),
+                       (lcb["lcbpub-0269"], "coordinate plane"), (lcb["lcbpub-0359"], "edge")):
+        assert word in task.description
+        for seed in SEEDS:
+            m = lv(task, seed)
+            if isinstance(m, NotApplicable):
+                continue
+            for before, after in prose_ops(m):
+                assert not (word.split()[0] in before.lower() and story.search(after)), (task.task_id, before, after)
+            if word != "product":
+                assert m.task.description.count(word) == task.description.count(word), (task.task_id, prose_ops(m))
+
+
+def test_road_is_never_a_connection(lcb):
+    """People stand on a road: "persons are on the connection" reads wrong (lcbpub-0649)."""
+    for seed in SEEDS:
+        m = lv(lcb["lcbpub-0649"], seed)
+        if isinstance(m, Mutant):
+            assert not re.search(r"\bconnections?\b", m.task.description), prose_ops(m)
+
+
+# --------------------------------------------------------------------------- the whole benchmark
+
+@pytest.fixture(scope="module")
+def lcb_mutants(lcb):
+    return {tid: lv(task) for tid, task in lcb.items()}
+
+
+def test_coverage_and_no_marking_word(lcb_mutants):
+    """At least 925 of 1,055 statements get an LV mutant (863 before), every one the judge accepts, and no added
+    word is in more than 15 % of them (benchmarks/mutant_fingerprints.py's fingerprint)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from mutant_fingerprints import added_words
+
+    ms = [m for m in lcb_mutants.values() if isinstance(m, Mutant)]
+    assert len(ms) >= 925, len(ms)
+    rejected = [m.task.task_id for m in ms if not accepted(m)]
+    assert len(rejected) <= 2, rejected
+    adds = Counter(w for m in ms for w in added_words(m.original.prompt, m.task.prompt))
+    word, count = adds.most_common(1)[0]
+    assert count / len(ms) <= 0.15, (word, count, len(ms))
+
+
+@pytest.mark.parametrize("task_id, one, other", [("lcbpub-0309", "city", "cities"), ("lcbpub-0524", "box", "boxes")])
+def test_irregular_plural_changes_with_its_singular(lcb, task_id, one, other):
+    """"cities" blurred while "city 1" stays reads as two things: the plural's sibling is "city", not "citie"."""
+    for seed in SEEDS:
+        m = lv(lcb[task_id], seed)
+        if isinstance(m, Mutant) and changed_words(m) & {one, other}:
+            prose = FORMAL_HEADER.split(m.task.description)[0]
+            assert not re.search(rf"\b(?:{one}|{other})\b", prose, re.I), (seed, prose_ops(m))
