@@ -509,3 +509,45 @@ def test_us_round14_humaneval_sentences(he, task_id, gone):
     assert gone in op.before
     v = verdict(m)
     assert v["compliance"] == 1 and v["naturalness"] == 1, v
+
+
+@needs_mbpp
+def test_round14_us_failures_are_rejected_by_the_judge(he, mbpp):
+    """Round 14 (seed 39): a constraint the unchanged name still says (sum_even_and_even_index less "at even
+    positions"), a size named by a letter the function is never given ("a given prime list[ of size k]"),
+    a clause the next sentence restates ("[, that the resulting string will be good]")."""
+    for m in (edited(mbpp["270"], "US", "delete", (" at even positions", "")),
+              edited(mbpp["843"], "US", "delete", (" of size k", "")),
+              edited(he["HumanEval/119"], "US", "delete", (", that the resulting string will be good", ""))):
+        v = verdict(m)
+        assert v["constraint_deleted"] == 0 and v["compliance"] == 0, m.original.task_id
+
+
+@needs_mbpp
+def test_round14_us_deletions_are_not_made(he, mbpp, lcb):
+    """What round 14's readers rejected is no longer deleted at any of eight seeds: a step of the suggested
+    algorithm (HumanEval/10), the list of a range the text states ('zero' to 'nine'), the objective
+    the next sentence restates, a constraint the name keeps, an unexplained size k, an order the chain
+    l_1 < r_1 = l_2 < ... states, and the superlative of a numbered stair."""
+    cases = [(he, "HumanEval/10", "that comes before the palindromic suffix"), (he, "HumanEval/19", "Valid choices"),
+             (he, "HumanEval/119", "resulting string will be good"), (mbpp, "270", "even positions"),
+             (mbpp, "843", "of size k"), (lcb, "lcbpub-0424", "ascending order"), (lcb, "lcbpub-0503", "lowest")]
+    for tasks, task_id, gone in cases:
+        made = [mutate(tasks[task_id], "US", seed=seed) for seed in range(8)]
+        bad = [o.before for m in made for o in getattr(m, "ops", []) if o.kind == "delete" and gone in o.before]
+        assert not bad, (task_id, bad)
+
+
+def test_lv_rename_keeps_the_docstrings_prose_words(he):
+    """Round 14: renaming eat -> apply_rule also turned "the number of carrots that you need to eat" in
+    HumanEval/159's Variables section into "... need to apply_rule". The docstring's calls follow a
+    rename; its English words stay."""
+    task = he["HumanEval/159"]
+    renamed = 0
+    for seed in range(16):
+        m = mutate(task, "LV", seed=seed)
+        mapping = {o.before: o.after for o in getattr(m, "ops", []) if o.kind == "code_rename"}
+        if mapping.get("eat"):
+            renamed += 1
+            assert "need to eat" in m.task.prompt and mapping["eat"] + "(" in m.task.prompt, m.task.prompt
+    assert renamed, "no seed renamed eat: the test saw nothing"

@@ -63,6 +63,28 @@ def docstring_tail(task: Task) -> tuple[int, int] | None:
     return (e, close) if close >= 0 else None
 
 
+def _is_plain_word(name: str) -> bool:
+    return name.isalpha() and name.islower()
+
+
+def prose_rename_edits(desc: str, mapping: dict[str, str]) -> list[tuple[int, int, str, str]]:
+    """Renames of the identifier's code-like mentions in the prose: every mention of a name no
+    English word spells (``sort_array``, ``strLen``), else only quoted, back-ticked or called
+    ones ("`numbers'", "median(l)"); "the median of" keeps its word."""
+    _, edits = rn.rename_text(desc, mapping)
+    keep = []
+    for s, e, old, new in edits:
+        if not _is_plain_word(old) or desc[s - 1:s] in "`'\"" and s > 0 or desc[e:e + 1] in ("`", "'", '"', "(") \
+                or NAMING_BEFORE.search(desc[max(0, s - 30):s]):
+            keep.append((s, e, old, new))
+    return keep
+
+
+# "an array arr", "a function encrypt", "the parameter k": the word after names the identifier
+NAMING_BEFORE = re.compile(r"\b(?:function|method|array|list|string|parameter|argument|input|variable|integer|"
+                           r"dictionary|tuple|matrix|grid|called|named)\s+$", re.I)
+
+
 def prompt_rename_edits(task: Task, mapping: dict[str, str]) -> list[tuple[int, int, str, str]]:
     s, e = task.description_span
     p = task.prompt
@@ -73,7 +95,8 @@ def prompt_rename_edits(task: Task, mapping: dict[str, str]) -> list[tuple[int, 
             edits = []
         tail = docstring_tail(task)
         if tail:
-            _, extra = rn.rename_text(p[tail[0]:tail[1]], mapping)
+            # the docstring's examples call the function; its prose ("the carrots you need to eat") keeps its words
+            extra = prose_rename_edits(p[tail[0]:tail[1]], mapping)
             edits += [(a + tail[0], b + tail[0], o, n) for a, b, o, n in extra]
     else:
         _, edits = rn.rename_text(p, mapping)

@@ -364,7 +364,7 @@ def us_deleted_constraint(deleted: str, original: str, mutated: str, at_start: b
     if US_MAIN_REQUEST.match(d) and not US_SIGNAL_RX["error_handling"].search(d) and \
             not re.search(r"\b(if|when|unless|otherwise|in case)\b", d, re.I):
         return 0, "main request"
-    words = _content_words(d)
+    words = _content_words(d) - {"resulting", "result", "final", "obtained"}
     if words and words <= _content_words(mutated) and not re.search(r"\d|[=<>*/+]|->", d):
         return 0, "restatement"
     for cat, rx in US_SIGNAL_RX.items():
@@ -439,6 +439,24 @@ def _name_follows_deletion(m: Mutant, deleted: str) -> bool:
     return bool(dropped) and all(any(name_says(p, w) for w in said) for p in dropped)
 
 
+def _name_still_says(m: Mutant, deleted: str) -> bool:
+    """The function keeps its name, and that name says every word the deletion took."""
+    if m.original.entry_point != m.task.entry_point or not m.task.entry_point:
+        return False
+    parts = [p.lower() for p in ident_words(m.task.entry_point) if len(p) >= 3]
+    said = _content_words(deleted)
+    return bool(said) and bool(parts) and all(any(name_says(p, w) for p in parts) for w in said)
+
+
+def _unknown_letter(m: Mutant, deleted: str) -> bool:
+    """The deletion is a size or length named by a letter ("of size k") that the prompt nowhere else has."""
+    letters = set(re.findall(r"\b(?:size|length)\s+([b-zB-HJ-Z])(?![\w'\"\[(])", deleted))
+    if len(deleted.split()) > 4:
+        return False
+    rest = m.task.prompt
+    return any(not re.search(r"(?<![\w'\"])" + x + r"(?![\w'\"])", rest) for x in letters)
+
+
 def us_compliance(m: Mutant) -> dict[str, int]:
     o, n = m.original.description, m.task.description
     # "a positive integer" -> "an integer": the article follows the next word, not a change
@@ -475,6 +493,10 @@ def us_compliance(m: Mutant) -> dict[str, int]:
             constraint, _ = us_deleted_constraint(deleted, o[start:] if header else o, n,
                                                   at_start=not lead or header)
     others_same = int(_name_follows_deletion(m, deleted))  # after the deletion is set on word edges
+    if constraint and _name_still_says(m, deleted):
+        constraint = 0  # sum_even_and_even_index less "at even positions": the name still says it
+    if constraint and _unknown_letter(m, deleted):
+        constraint = 0  # "a given prime list[ of size k]" with no k anywhere: it constrained nothing
     return {"one_deletion": int(one_span), "deleted_words": int(words_deleted >= 1), "examples_kept": not_example,
             "constraint_deleted": constraint,
             "compliance": int(one_span and words_deleted >= 1 and not_example and others_same and constraint)}

@@ -420,7 +420,7 @@ def _prose_follows(desc: str, old: str, new: str) -> bool:
     word ("shift the digits right by shift", "integers lst") keeps its name, or the description would
     name a parameter the code no longer has."""
     _, every = rn.rename_text(desc, {old: new})
-    return len(_prose_rename_edits(desc, {old: new})) == len(every)
+    return len(tr.prose_rename_edits(desc, {old: new})) == len(every)
 
 
 _GENERAL = {"List": "list", "Dict": "dict", "Tuple": "tuple", "Set": "set", "FrozenSet": "frozenset",
@@ -478,28 +478,6 @@ def _reads_well(old: str, new: str) -> bool:
     return all(len(rx.findall(new)) <= len(rx.findall(old)) for rx in (DOUBLED, TAUTOLOGY))
 
 
-def _is_plain_word(name: str) -> bool:
-    return name.isalpha() and name.islower()
-
-
-def _prose_rename_edits(desc: str, mapping: dict[str, str]) -> list[tuple[int, int, str, str]]:
-    """Renames of the identifier's code-like mentions in the prose: every mention of a name no
-    English word spells (``sort_array``, ``strLen``), else only quoted, back-ticked or called
-    ones ("`numbers'", "median(l)"); "the median of" keeps its word."""
-    _, edits = rn.rename_text(desc, mapping)
-    keep = []
-    for s, e, old, new in edits:
-        if not _is_plain_word(old) or desc[s - 1:s] in "`'\"" and s > 0 or desc[e:e + 1] in ("`", "'", '"', "(") \
-                or NAMING_BEFORE.search(desc[max(0, s - 30):s]):
-            keep.append((s, e, old, new))
-    return keep
-
-
-# "an array arr", "a function encrypt", "the parameter k": the word after names the identifier
-NAMING_BEFORE = re.compile(r"\b(?:function|method|array|list|string|parameter|argument|input|variable|integer|"
-                           r"dictionary|tuple|matrix|grid|called|named)\s+$", re.I)
-
-
 def _mutate(task: Task, seed: int) -> Mutant:
     rng = rng_for(task, DEFECT, seed)
     desc = task.description
@@ -542,7 +520,7 @@ def _draw(task: Task, seed: int, rng, groups) -> Mutant:
     ops: list[Op] = []
     taken: list[tuple[int, int]] = []
     if mapping:
-        for s, e, old, new in _prose_rename_edits(desc, mapping):
+        for s, e, old, new in tr.prose_rename_edits(desc, mapping):
             ops.append(Op("rename", cats[old], (s, e), old, new))
             taken.append((s, e))
     # phrases before single words, so a word inside a rewritten phrase is left to the phrase

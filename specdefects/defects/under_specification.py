@@ -441,8 +441,12 @@ def content_words(text: str) -> set[str]:
 def is_restatement(deleted: str, rest: str) -> bool:
     """True when every content word of ``deleted`` also occurs in ``rest``: the description
     says the same thing elsewhere, so nothing is lost."""
-    words = content_words(deleted)
+    words = content_words(deleted) - RESULT_FILLER
     return bool(words) and words <= content_words(rest)
+
+
+# words that only point back at the result: "[, that the resulting string will be good]" restates "make a good string"
+RESULT_FILLER = frozenset("resulting result final obtained new".split())
 
 
 def sentence_category(text: str) -> str | None:
@@ -784,7 +788,8 @@ NAME_SYNONYMS = {"max": ("largest", "maximum", "biggest", "greatest", "highest",
                  "avg": ("average", "mean"), "neg": ("negative",), "negs": ("negative",),
                  "gcd": ("greatest", "common", "divisor"), "lcm": ("least", "common", "multiple"),
                  "pos": ("positive", "position"), "len": ("length",), "cnt": ("count", "number"),
-                 "last": ("end",), "first": ("beginning", "front", "start")}
+                 "last": ("end",), "first": ("beginning", "front", "start"), "index": ("position", "place"),
+                 "idx": ("position", "index")}
 
 
 def name_says(part: str, word: str) -> bool:
@@ -860,6 +865,9 @@ RELATIVE_CLAUSE = re.compile(r",?\s+(?:that|which|who|whose|such that|so that|wh
 ORDER_WORDS = re.compile(r"\b(?:ascending|descending|(?:non-?)?(?:de|in)creasing|sorted)\b", I)
 # a chain of one sequence's neighbours in a Constraints line: "A_i \leq A_{i+1}", "A_1 < A_2 < ..."
 ORDER_CHAIN = re.compile(r"([A-Za-z])_\{?(?:1|i)\}?\s*(?:\\leq?|\\lt|\\geq?|\\gt|<=?|>=?|≤|≥)\s*\1_\{?(?:2|i\s*\+\s*1)\}?")
+# indexed values in a chain ("l_1 < r_1 = l_2 < r_2", "A_1 < A_2 < ..."): their order is stated
+INDEXED_CHAIN = re.compile(r"[A-Za-z]_\{?1\}?\s*(?:<|\\leq?|\\lt|<=|≤)\s*[A-Za-z]_\{?[12]\}?\s*"
+                           r"(?:=|<|\\leq?|\\lt|<=|≤)\s*[A-Za-z]_\{?2\}?")
 FILLER_WORDS = {"present", "given", "available", "there", "stored", "contained", "exist", "existing", "included"}
 LITERAL_RETURN = re.compile(r"\b(?:(?:return|output|print)s?|or)\s+(None|-1|True|False|\"[^\"\n]*\"|'[^'\n]*')", I)
 LONE_LETTER = re.compile(r"(?<![\w'\"])([b-zB-HJ-Z])(?![\w'\"])")
@@ -936,7 +944,7 @@ def spoiled(task: Task, s: int, e: int, rep: str = "", category: str = "") -> st
             return "the clause only says the thing is there"
     for letter in set(LONE_LETTER.findall(deleted)):
         # "smaller than k": the threshold is an input; "where 1 <= n <= 10^5" only bounds what it names
-        threshold = re.search(r"\b(?:than|to|by|of|with|exceed|exceeding|weight|limit|threshold|capacity)\s+" + letter + r"(?![\w'\"])", deleted)
+        threshold = re.search(r"\b(?:than|to|by|of|with|exceed|exceeding|weight|limit|threshold|capacity|size|length)\s+" + letter + r"(?![\w'\"])", deleted)
         if threshold and not re.search(r"(?<![\w'\"])" + letter + r"(?![\w'\"])", rest):
             return f"the deletion removes every mention of {letter}, which is then unexplained"
     notes = re.sub(r"^\s*>>>.*\n.*$", "", outside, flags=re.M)  # doctests show values, not rules
@@ -1022,7 +1030,25 @@ COUNT_NOUNS = frozenset("number value divisor element word item string list char
 
 def _spoiled_round13(desc: str, s: int, e: int, rep: str, category: str, deleted: str, new: str,
                      sentence: str) -> str | None:
-    """Round 13's failure kinds (each with its real example in the tests)."""
+    """Round 13's and 14's failure kinds (each with its real example in the tests)."""
+    lead = desc.rfind(":\n", 0, s)
+    if lead >= 0 and re.search(r"\b(?:algorithm|idea|approach|hint|steps?)\b[^\n]*$", desc[:lead], I) and \
+            "\n\n" not in desc[lead:s]:
+        # HumanEval/10: "The algorithm idea is simple: - Append ... reverse of a string prefix[ that comes before ...]"
+        return "a step of a suggested algorithm, which the tests cannot see"
+    quoted = re.findall(r"'([^'\n]+)'|\"([^\"\n]+)\"", deleted)
+    if len(quoted) >= 3:
+        first, last = ("".join(quoted[0]), "".join(quoted[-1]))
+        if re.search(r"\bfrom\s+['\"]" + re.escape(first) + r"['\"]\s+to\s+['\"]" + re.escape(last) + r"['\"]", new, I):
+            # HumanEval/19: "Valid choices are 'zero', 'one', ... 'nine'." after "numberals from 'zero' to 'nine'"
+            return "the list is the range the text still states"
+    if ORDER_WORDS.search(deleted) and INDEXED_CHAIN.search(new):
+        # lcbpub-0424: "printed[ in ascending order]" beside "L = l_1 < r_1 = l_2 < r_2 = ... = l_M < r_M = R"
+        return "an order a chain of the indexed values states again"
+    if SUPERLATIVE.fullmatch(deleted.strip()) and re.match(r"[\w-]+\s+(?:numbered|labell?ed|indexed|called)\b",
+                                                           desc[e:], I):
+        # lcbpub-0503: "with the[ lowest] stair numbered 0": the number says which one
+        return "the superlative only says which one its number names"
     term = DEFINES_TERM.search(deleted.strip())
     if term and re.search(r"[.!?]\s*$", deleted):
         word = (term.group(1) or term.group(2) or "").lower()
