@@ -551,3 +551,22 @@ def test_lv_rename_keeps_the_docstrings_prose_words(he):
             renamed += 1
             assert "need to eat" in m.task.prompt and mapping["eat"] + "(" in m.task.prompt, m.task.prompt
     assert renamed, "no seed renamed eat: the test saw nothing"
+
+
+@needs_mbpp
+def test_round15_us_deletions_are_not_made(he, mbpp, lcb):
+    """Round 15 (seed 40): a detail of a known word's definition ("(prime ... is a natural number greater
+    than 1 ...)"), the first of a sequence of steps ("when you start[ with the minimum value], then ..."), an
+    adjective an adverb needs ("circularly[ sorted] array"), a quantifier whose loss says the opposite
+    ("such that[ at most 2] adjacent posts have the same color"), what an abbreviated name still says
+    (ap_sum: "arithmetic"), and a modulus the statement states again."""
+    cases = [(he, "HumanEval/78", "greater than 1"), (he, "HumanEval/70", "with the minimum value"),
+             (mbpp, "382", "sorted"), (mbpp, "291", "at most 2"), (mbpp, "335", "arithmetic"),
+             (lcb, "lcbpub-0809", "998244353")]
+    for tasks, task_id, gone in cases:
+        made = [mutate(tasks[task_id], "US", seed=seed) for seed in range(8)]
+        bad = [o.before for m in made for o in getattr(m, "ops", []) if o.kind == "delete" and gone in o.before]
+        assert not bad, (task_id, bad)
+    # a name that says the deleted word leaves with it (number_ctr: "numeric")
+    m = mutate(mbpp["764"], "US", seed=0)
+    assert [o.before for o in m.ops if o.kind == "delete"] == ["numeric "] and m.task.entry_point == "ctr"

@@ -773,7 +773,7 @@ def _clean(desc: str, s: int, e: int) -> tuple[int, int, str] | None:
 
 
 def _name_parts(entry_point: str) -> set[str]:
-    return {p for p in ident_words(entry_point) if len(p) >= 3 or p.isdigit()}
+    return {p for p in ident_words(entry_point) if len(p) >= 3 or p.isdigit() or p.lower() in NAME_SYNONYMS}
 
 
 # words a name shares with most requests ("count_string", "sort_list"): they say nothing of a constraint
@@ -783,13 +783,14 @@ NUMBER_WORDS = {"one": "1", "two": "2", "three": "3", "four": "4"}
 # a name part and the words that say the same in prose (max_Prime_Factors: "largest"; tuple_to_float: "floating")
 NAME_SYNONYMS = {"max": ("largest", "maximum", "biggest", "greatest", "highest", "longest"),
                  "min": ("smallest", "minimum", "least", "lowest", "shortest"),
-                 "float": ("floating", "decimal"), "str": ("string",), "int": ("integer",), "num": ("number",),
+                 "float": ("floating", "decimal"), "str": ("string",), "int": ("integer",),
                  "rev": ("reverse", "reversed"), "sort": ("sorted", "order"), "dict": ("dictionary",),
                  "avg": ("average", "mean"), "neg": ("negative",), "negs": ("negative",),
                  "gcd": ("greatest", "common", "divisor"), "lcm": ("least", "common", "multiple"),
                  "pos": ("positive", "position"), "len": ("length",), "cnt": ("count", "number"),
                  "last": ("end",), "first": ("beginning", "front", "start"), "index": ("position", "place"),
-                 "idx": ("position", "index")}
+                 "idx": ("position", "index"), "ap": ("arithmetic",), "gp": ("geometric",),
+                 "number": ("numeric", "numerical"), "num": ("number", "numeric", "numerical")}
 
 
 def name_says(part: str, word: str) -> bool:
@@ -944,7 +945,7 @@ def spoiled(task: Task, s: int, e: int, rep: str = "", category: str = "") -> st
             return "the clause only says the thing is there"
     for letter in set(LONE_LETTER.findall(deleted)):
         # "smaller than k": the threshold is an input; "where 1 <= n <= 10^5" only bounds what it names
-        threshold = re.search(r"\b(?:than|to|by|of|with|exceed|exceeding|weight|limit|threshold|capacity|size|length)\s+" + letter + r"(?![\w'\"])", deleted)
+        threshold = re.search(r"\b(?:than|to|by|of|with|exceed|exceeding|weight|limit|threshold|capacity)\s+" + letter + r"(?![\w'\"])", deleted)
         if threshold and not re.search(r"(?<![\w'\"])" + letter + r"(?![\w'\"])", rest):
             return f"the deletion removes every mention of {letter}, which is then unexplained"
     notes = re.sub(r"^\s*>>>.*\n.*$", "", outside, flags=re.M)  # doctests show values, not rules
@@ -1012,7 +1013,7 @@ def spoiled(task: Task, s: int, e: int, rep: str = "", category: str = "") -> st
     if re.match(r",?\s+(?:if|when|unless|in case)\b", deleted, I) and re.match(
             r"\s*(?:return|output|print)\s+[^\s,;]+\s*[.!?]?\s*$", sentence, I):
         return "a value is left with no condition"
-    return _spoiled_round13(desc, s, e, rep, category, deleted, new, sentence)
+    return _spoiled_round13(task, desc, s, e, rep, category, deleted, new, sentence)
 
 
 # words every programmer knows: their definition goes and nothing is lost while the word stays (round 13)
@@ -1028,9 +1029,42 @@ COUNT_NOUNS = frozenset("number value divisor element word item string list char
                         "multiple".split())
 
 
-def _spoiled_round13(desc: str, s: int, e: int, rep: str, category: str, deleted: str, new: str,
+def _spoiled_round13(task: Task, desc: str, s: int, e: int, rep: str, category: str, deleted: str, new: str,
                      sentence: str) -> str | None:
-    """Round 13's and 14's failure kinds (each with its real example in the tests)."""
+    """Round 13's to 15's failure kinds (each with its real example in the tests)."""
+    if re.search(r"\b(?:assume|guaranteed)\b", deleted, I) and \
+            re.search(r",?\s+and\s+[\w ,]{1,40}?\b(?:are|is)\s+(?:always|never|only|all)\b", deleted, I):
+        # HumanEval/78: "Note: you may assume the input is always correct or empty string, and symbols A,B,C,D,E,F
+        # are always uppercase."
+        return "a sentence of two constraints joined by 'and'"
+    size = re.search(r"\b(?:size|length)\s+([a-zA-Z])(?![\w'\"\[(])", deleted)
+    signature = re.search(r"\bdef\s+" + re.escape(task.entry_point or "?") + r"\s*\(([^)]*)\)", task.reference or "")
+    if size and signature and size.group(1).lower() not in \
+            {a.split(":")[0].split("=")[0].strip().lower() for a in signature.group(1).split(",")}:
+        # mbpp/843: "a given prime list[ of size k]" where the function takes (n, primes): no k is ever given
+        return f"the size {size.group(1)} is no input of the function: it constrained nothing"
+    modulus = re.search(r"\bmod(?:ulo)?\s+(\d{3,})", deleted, I)
+    if modulus and modulus.group(1) in new:
+        # lcbpub-0809: "Find the sum[, modulo 998244353], ..." beside "Remember to find the sum modulo 998244353"
+        return "the rest still states the modulus"
+    if re.fullmatch(r"\s*[\w-]+\s+", deleted) and re.search(r"\b\w{3,}ly\s+$", desc[:s]) and \
+            not re.search(r"\b(?:only|early|daily|weekly|monthly|yearly|family|supply|apply|fly)\s+$", desc[:s], I):
+        # mbpp/382: "a circularly[ sorted] array": the adverb is left with nothing to modify
+        return "an adverb is left with nothing to modify"
+    if re.fullmatch(r"\s*(?:at most|at least|up to|no more than|no less than|not more than|exactly)\s+\S+\s*", deleted, I) \
+            and re.search(r"\b(?:that|where|if|when|whenever)\s*$", desc[:s], I):
+        # mbpp/291: "such that[ at most 2] adjacent posts have the same color" says the opposite
+        return "the quantifier goes and the clause says something else"
+    opened = desc.rfind("(", 0, s)
+    if opened >= 0 and desc.rfind(")", opened, s) < 0:
+        inside = desc[opened:desc.find(")", e) + 1 if desc.find(")", e) >= 0 else len(desc)]
+        word = re.search(r"\b(" + "|".join(sorted(STANDARD_TERMS)) + r")\b[^()]*\b(?:is|are|means)\b", inside, I)
+        if word:
+            # HumanEval/78: "(prime number, or a prime, is a natural number[ greater than 1] that ...)"
+            return f"a detail of the definition of '{word.group(1).lower()}', a word every reader knows"
+    if re.match(r"\s*(?:with|from|by|at)\b", deleted, I) and re.match(r",\s*then\b", desc[e:], I):
+        # HumanEval/70: "when you start[ with the minimum value], then maximum of the remaining"
+        return "the first step of a sequence of steps, which leaves the rest broken"
     lead = desc.rfind(":\n", 0, s)
     if lead >= 0 and re.search(r"\b(?:algorithm|idea|approach|hint|steps?)\b[^\n]*$", desc[:lead], I) and \
             "\n\n" not in desc[lead:s]:
