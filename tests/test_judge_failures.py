@@ -39,6 +39,14 @@ def verdict(m: Mutant) -> dict:
     return judge_rules(m)
 
 
+def never_deleted(cases) -> None:
+    """No US mutant of any of eight seeds deletes a span containing ``gone``, for each ``(tasks, task_id, gone)``."""
+    for tasks, task_id, gone in cases:
+        made = [mutate(tasks[task_id], "US", seed=seed) for seed in range(8)]
+        bad = [o.before for m in made for o in getattr(m, "ops", []) if o.kind == "delete" and gone in o.before]
+        assert not bad, (task_id, bad)
+
+
 # --------------------------------------------------------------------------- LV
 
 @needs_mbpp
@@ -455,10 +463,7 @@ def test_round13_us_deletions_are_not_made(he, mbpp, lcb):
              (he, "HumanEval/105", "inclusive"), (lcb, "lcbpub-0471", "points[i].length == 2"),
              (lcb, "lcbpub-0985", "T\\leq"), (lcb, "lcbpub-0004", "does not exceed"),
              (lcb, "lcbpub-0575", "i_1 < i_2"), (mbpp, "842", "odd"), (mbpp, "501", "common")]
-    for tasks, task_id, gone in cases:
-        made = [mutate(tasks[task_id], "US", seed=seed) for seed in range(8)]
-        bad = [o.before for m in made for o in getattr(m, "ops", []) if o.kind == "delete" and gone in o.before]
-        assert not bad, (task_id, bad)
+    never_deleted(cases)
     # another constraint goes instead where the task has one
     assert all(isinstance(mutate(lcb[t], "US", seed=0), Mutant) for t in ("lcbpub-0471", "lcbpub-0985", "lcbpub-0575"))
     left = mutate(he["HumanEval/124"], "US", seed=0).task.description
@@ -532,10 +537,7 @@ def test_round14_us_deletions_are_not_made(he, mbpp, lcb):
     cases = [(he, "HumanEval/10", "that comes before the palindromic suffix"), (he, "HumanEval/19", "Valid choices"),
              (he, "HumanEval/119", "resulting string will be good"), (mbpp, "270", "even positions"),
              (mbpp, "843", "of size k"), (lcb, "lcbpub-0424", "ascending order"), (lcb, "lcbpub-0503", "lowest")]
-    for tasks, task_id, gone in cases:
-        made = [mutate(tasks[task_id], "US", seed=seed) for seed in range(8)]
-        bad = [o.before for m in made for o in getattr(m, "ops", []) if o.kind == "delete" and gone in o.before]
-        assert not bad, (task_id, bad)
+    never_deleted(cases)
 
 
 def test_lv_rename_keeps_the_docstrings_prose_words(he):
@@ -563,10 +565,7 @@ def test_round15_us_deletions_are_not_made(he, mbpp, lcb):
     cases = [(he, "HumanEval/78", "greater than 1"), (he, "HumanEval/70", "with the minimum value"),
              (mbpp, "382", "sorted"), (mbpp, "291", "at most 2"), (mbpp, "335", "arithmetic"),
              (lcb, "lcbpub-0809", "998244353")]
-    for tasks, task_id, gone in cases:
-        made = [mutate(tasks[task_id], "US", seed=seed) for seed in range(8)]
-        bad = [o.before for m in made for o in getattr(m, "ops", []) if o.kind == "delete" and gone in o.before]
-        assert not bad, (task_id, bad)
+    never_deleted(cases)
     # a name that says the deleted word leaves with it (number_ctr: "numeric")
     m = mutate(mbpp["764"], "US", seed=0)
     assert [o.before for o in m.ops if o.kind == "delete"] == ["numeric "] and m.task.entry_point == "ctr"
