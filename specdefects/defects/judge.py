@@ -42,12 +42,13 @@ from ._common import ident_words
 from .lexical_vagueness import task_identifiers
 from .lexicon import IDENT_FRAME, WEAK_TERMS, weak_rename
 from .under_specification import (
-    DEFINES_TERM,
     LEANS_BACK,
     RATIONALE,
+    RESULT_FILLER,
     STANDARD_TERMS,
     SUPERLATIVE,
     TWO_CONDITION_DEFINITION,
+    defined_term,
     ends_properly,
     name_says,
 )
@@ -353,9 +354,8 @@ def us_deleted_constraint(deleted: str, original: str, mutated: str, at_start: b
         return 0, "a rationale, which constrains nothing"
     if TWO_CONDITION_DEFINITION.search(d):
         return 0, "a whole definition of two conditions (more than one constraint)"
-    term = DEFINES_TERM.search(d)
-    if term and (term.group(1) or term.group(2) or "").lower() in STANDARD_TERMS and \
-            re.search(r"\b" + (term.group(1) or term.group(2)).lower()[:6], mutated, re.I):
+    term = defined_term(d)
+    if term in STANDARD_TERMS and re.search(r"\b" + term[:6], mutated, re.I):
         return 0, "the definition of a word every reader knows, which the text still uses"
     if re.match(r",?\s*(?:that|which)\b", d, re.I) and first and original.find(deleted) < first.start() and \
             SUPERLATIVE.search(original[:original.find(deleted)]):
@@ -364,7 +364,7 @@ def us_deleted_constraint(deleted: str, original: str, mutated: str, at_start: b
     if US_MAIN_REQUEST.match(d) and not US_SIGNAL_RX["error_handling"].search(d) and \
             not re.search(r"\b(if|when|unless|otherwise|in case)\b", d, re.I):
         return 0, "main request"
-    words = _content_words(d) - {"resulting", "result", "final", "obtained"}
+    words = _content_words(d) - RESULT_FILLER
     if words and words <= _content_words(mutated) and not re.search(r"\d|[=<>*/+]|->", d):
         return 0, "restatement"
     for cat, rx in US_SIGNAL_RX.items():
@@ -450,9 +450,9 @@ def _name_still_says(m: Mutant, deleted: str) -> bool:
 
 def _unknown_letter(m: Mutant, deleted: str) -> bool:
     """The deletion is a size or length named by a letter ("of size k") that the prompt nowhere else has."""
-    letters = set(re.findall(r"\b(?:size|length)\s+([b-zB-HJ-Z])(?![\w'\"\[(])", deleted))
     if len(deleted.split()) > 4:
         return False
+    letters = set(re.findall(r"\b(?:size|length)\s+([b-zB-HJ-Z])(?![\w'\"\[(])", deleted))
     rest = m.task.prompt
     return any(not re.search(r"(?<![\w'\"])" + x + r"(?![\w'\"])", rest) for x in letters)
 

@@ -1013,7 +1013,7 @@ def spoiled(task: Task, s: int, e: int, rep: str = "", category: str = "") -> st
     if re.match(r",?\s+(?:if|when|unless|in case)\b", deleted, I) and re.match(
             r"\s*(?:return|output|print)\s+[^\s,;]+\s*[.!?]?\s*$", sentence, I):
         return "a value is left with no condition"
-    return _spoiled_round13(task, desc, s, e, rep, category, deleted, new, sentence)
+    return _spoiled_rounds_13_to_15(task, s, e, rep, category, deleted, new, sentence)
 
 
 # words every programmer knows: their definition goes and nothing is lost while the word stays (round 13)
@@ -1022,6 +1022,14 @@ STANDARD_TERMS = frozenset("palindrome palindromic prime anagram vowel vowels co
                            "even odd perfect".split())
 DEFINES_TERM = re.compile(r"\b(?:is|are)\s+(?:called|said\s+to\s+be|considered|known\s+as)\s+(?:an?\s+)?([\w-]+)|"
                           r"^\W*(?:an?\s+)?([\w-]+)\s+(?:[\w-]+\s+)?(?:is|are)\s+(?:an?\s+)?[\w-]+\s+(?:that|which|whose)\b", I)
+
+
+def defined_term(text: str) -> str:
+    """The word a definition sentence defines ("A string is called palindrome if ..."), lower-cased, or ""."""
+    m = DEFINES_TERM.search(text)
+    return ((m.group(1) or m.group(2) or "") if m else "").lower()
+
+
 NUMBER_NAMES = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 # a bare singular noun left after a verb or preposition ("find[ common] divisor", "with[ odd] value")
 BARE_BEFORE = re.compile(r"\b(?:for|with|find|get)\s+$", I)
@@ -1029,9 +1037,10 @@ COUNT_NOUNS = frozenset("number value divisor element word item string list char
                         "multiple".split())
 
 
-def _spoiled_round13(task: Task, desc: str, s: int, e: int, rep: str, category: str, deleted: str, new: str,
-                     sentence: str) -> str | None:
+def _spoiled_rounds_13_to_15(task: Task, s: int, e: int, rep: str, category: str, deleted: str, new: str,
+                             sentence: str) -> str | None:
     """Round 13's to 15's failure kinds (each with its real example in the tests)."""
+    desc = task.description
     if re.search(r"\b(?:assume|guaranteed)\b", deleted, I) and \
             re.search(r",?\s+and\s+[\w ,]{1,40}?\b(?:are|is)\s+(?:always|never|only|all)\b", deleted, I):
         # HumanEval/78: "Note: you may assume the input is always correct or empty string, and symbols A,B,C,D,E,F
@@ -1083,9 +1092,8 @@ def _spoiled_round13(task: Task, desc: str, s: int, e: int, rep: str, category: 
                                                            desc[e:], I):
         # lcbpub-0503: "with the[ lowest] stair numbered 0": the number says which one
         return "the superlative only says which one its number names"
-    term = DEFINES_TERM.search(deleted.strip())
-    if term and re.search(r"[.!?]\s*$", deleted):
-        word = (term.group(1) or term.group(2) or "").lower()
+    word = defined_term(deleted.strip())
+    if word and re.search(r"[.!?]\s*$", deleted):
         if word in STANDARD_TERMS and re.search(r"\b" + word[:6], new, I):
             # HumanEval/112: "A string is called palindrome if it reads the same backward as forward."
             return f"the definition of '{word}', a word every reader knows, which the text still uses"
