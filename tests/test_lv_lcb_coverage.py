@@ -101,6 +101,11 @@ def test_integer_sequence_blurs_and_keeps_the_number_kind(lcb):
     ("lcbpub-0232", {"buy"}), ("lcbpub-0239", {"product", "products"}), ("lcbpub-0309", {"city", "cities", "travel"}),
     ("lcbpub-0535", {"coordinate", "coordinates"}), ("lcbpub-0241", {"team", "teams"}),
     ("lcbpub-0438", {"station", "stations"}), ("lcbpub-0552", {"section", "sections"}),
+    # round 17: the creatures, foods, workers and things of the stories that had no LV mutant
+    ("lcbpub-0816", {"slime", "slimes"}), ("lcbpub-0630", {"enemy", "enemies"}),
+    ("lcbpub-0238", {"restaurant", "dish", "dishes"}), ("lcbpub-0774", {"humidifier"}),
+    ("lcbpub-0810", {"villager", "villagers", "testimonies"}), ("lcbpub-0253", {"cuboid", "cuboids"}),
+    ("lcbpub-0208", {"truncate"}), ("lcbpub-0291", {"festival"}),
 ])
 def test_story_word_of_a_skipped_task_is_blurred(lcb, task_id, words):
     """Each of these statements had no LV mutant before; each now blurs its story word and the judge accepts it."""
@@ -109,6 +114,49 @@ def test_story_word_of_a_skipped_task_is_blurred(lcb, task_id, words):
     assert any(changed_words(m) & words for m in ms), [prose_ops(m) for m in ms]
     for m in ms:
         assert accepted(m), (task_id, judge_rules(m), prose_ops(m))
+
+
+@pytest.mark.parametrize("task_id, phrase", [
+    ("lcbpub-0203", "from the left"), ("lcbpub-0721", "the origin"), ("lcbpub-0207", "clockwise order"),
+    ("lcbpub-0226", "to the right of"), ("lcbpub-0560", "the Gregorian calendar"),
+])
+def test_a_phrase_is_said_more_loosely(lcb, task_id, phrase):
+    """A statement whose only precise wording is a phrase (which end a count starts from, where the origin is,
+    which way round) gets it said more loosely in every mention, and the judge accepts the mutant."""
+    task = lcb[task_id]
+    for seed in SEEDS:
+        m = lv(task, seed)
+        assert isinstance(m, Mutant), (seed, m.reason)
+        assert accepted(m), (task_id, judge_rules(m), prose_ops(m))
+    prose = FORMAL_HEADER.split(m.task.description)[0]
+    assert phrase.lower() not in prose.lower(), prose_ops(m)
+
+
+def test_a_plural_in_es_changes_with_its_singular(lcb):
+    """"dishes" and "dish" (lcbpub-0238) are one term: the sibling of "dishes" is "dish", not "dishe", so both
+    take the same word ("plates"/"plate", never "plates"/"item")."""
+    for seed in SEEDS:
+        m = lv(lcb["lcbpub-0238"], seed)
+        pairs = {o.before.split()[-1].lower(): o.after.split()[-1].lower() for o in m.ops if o.kind == "synonym"}
+        if "dish" in pairs and "dishes" in pairs:
+            assert pairs["dishes"] in (pairs["dish"] + "s", pairs["dish"] + "es"), (seed, pairs)
+
+
+def test_a_word_before_a_full_stop_and_a_parenthesis_is_prose(lcb):
+    """"... the last day of the festival. (In other words, A_M=N ...)" was taken for a call, festival(...),
+    which froze the word in one mention and so in all (lcbpub-0291)."""
+    m = lv(lcb["lcbpub-0291"])
+    assert isinstance(m, Mutant), m.reason
+    assert "festival" not in FORMAL_HEADER.split(m.task.description)[0], prose_ops(m)
+    assert "(In other words, A_M=N is guaranteed.)" in m.task.description
+
+
+def test_the_floor_function_is_no_storey(lcb):
+    """\\operatorname{floor}((S+1)/2) is the rounding down (lcbpub-0675), never a "level"."""
+    for seed in SEEDS:
+        m = lv(lcb["lcbpub-0675"], seed)
+        if isinstance(m, Mutant):
+            assert "{floor}" in m.task.description, prose_ops(m)
 
 
 def test_technical_senses_are_not_replaced(lcb, he, mb):
@@ -145,13 +193,13 @@ def lcb_mutants(lcb):
 
 
 def test_coverage_and_no_marking_word(lcb_mutants):
-    """At least 925 of 1,055 statements get an LV mutant (863 before), every one the judge accepts, and no added
-    word is in more than 15 % of them (benchmarks/mutant_fingerprints.py's fingerprint)."""
+    """At least 1,000 of 1,055 statements get an LV mutant (863, then 929 before round 17), every one the judge
+    accepts, and no added word is in more than 15 % of them (benchmarks/mutant_fingerprints.py's fingerprint)."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
     from mutant_fingerprints import added_words
 
     ms = [m for m in lcb_mutants.values() if isinstance(m, Mutant)]
-    assert len(ms) >= 925, len(ms)
+    assert len(ms) >= 1000, len(ms)
     rejected = [m.task.task_id for m in ms if not accepted(m)]
     assert len(rejected) <= 2, rejected
     adds = Counter(w for m in ms for w in added_words(m.original.prompt, m.task.prompt))

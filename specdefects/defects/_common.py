@@ -77,7 +77,7 @@ _PROTECT_LINE = re.compile(
     r"^[ \t]*(>>>|\.\.\.|Input\b|Output\b|Sample\b|Example\b|Explanation\b|Constraints?\b|Note\b:?$|[-*]?\s*\d)",
     re.IGNORECASE)
 _QUOTED = re.compile(r"`[^`\n]*`|\"[^\"\n]*\"|(?<![A-Za-z])'[^'\n]*'(?![A-Za-z])|\$[^$\n]*\$")
-_CALL = re.compile(r"[A-Za-z_][\w.]*\s*\(")
+_CALL = re.compile(r"[A-Za-z_]\w*(?:\.\w+)*\s*\(")  # not "festival. (In other words ...)": a full stop ends prose
 _CODEISH = re.compile(r"[A-Za-z_]\w*_\w*|\w+\.\w+|\w*\[[^\]\n]*\]|[=<>!]=|=>|->|==>|\w+\s*=\s*\S")
 
 

@@ -85,6 +85,10 @@ SENSE_GUARDS = {  # word -> what may not follow it (the word then means somethin
     "coordinate": re.compile(r"\s+(?:planes?|axis|axes|system|space|grid|geometry)\b", re.I),
     "coordinates": re.compile(r"\s+(?:planes?|axis|axes|system|space|grid|geometry)\b", re.I),
     "product": re.compile(r"\s+of\b", re.I), "products": re.compile(r"\s+of\b", re.I),
+    "floor": re.compile(r"\s*(?:[({}]|of\b|function\b)", re.I),  # the floor of x is the rounding down
+    "rating": re.compile(r"\s+(?:updates?|changes?)\b", re.I),
+    # "he plans to eat": the verb ("N plans to be scheduled" is the noun)
+    "plan": re.compile(r"\s+to\s+(?!be\b)", re.I), "plans": re.compile(r"\s+to\s+(?!be\b)", re.I),
     # "Team A scores X points", "score 3": the verb, which "results" cannot stand for
     "score": re.compile(r"\s+(?:\d|[A-Z]\b|[A-Z]_|points?\b|at\b|more\b|less\b|higher\b|lower\b)"),
     "scores": re.compile(r"\s+(?:\d|[A-Z]\b|[A-Z]_|points?\b|at\b|more\b|less\b|higher\b|lower\b|an?\b|the\b)"),
@@ -237,9 +241,9 @@ def _prose_mentions(desc: str, word: str) -> list[int]:
     whose format lines and samples keep their words anyway), code-like text aside."""
     head = FORMAL_HEADER.search(desc)
     end = head.start() if head else len(desc)
-    # a mention glued to code ("`word`", "word_i", "grid[i]", "f(x)") is a name; "the i-th interval (1 <= i)"
+    # a mention glued to code ("`word`", "word_i", "grid[i]", "f(x)", "\\mathrm{query}_i") is a name; "the i-th interval (1 <= i)"
     # is prose even where a code-like span covers it
-    return [m.start() for m in re.finditer(r"(?<![\w'`\"._-])" + re.escape(word) + r"(?![\w'`\"_\[(-])", desc[:end],
+    return [m.start() for m in re.finditer(r"(?<![\w'`\"._{-])" + re.escape(word) + r"(?![\w'`\"_\[(}-])", desc[:end],
                                            re.I)
             if not (m.end() < len(desc) and desc[m.end()] == "." and desc[m.end() + 1:m.end() + 2].isalnum())]
 
@@ -591,7 +595,15 @@ def _sibling_key(word: str) -> str:
     """The other number of ``word`` (vertex/vertices, list/lists)."""
     if word in IRREGULAR_PLURALS or word in _SINGULARS:
         return IRREGULAR_PLURALS.get(word) or _SINGULARS[word]
-    return word[:-1] if word.endswith("s") else word + "s"
+    if word.endswith("ies"):
+        return word[:-3] + "y"  # candies/candy
+    if re.search(r"(?:s|x|z|ch|sh)es$", word):
+        return word[:-2]  # dishes/dish, witnesses/witness
+    if word.endswith("s"):
+        return word[:-1]
+    if re.search(r"[^aeiou]y$", word):
+        return word[:-1] + "ies"
+    return word + "es" if re.search(r"(?:s|x|z|ch|sh)$", word) else word + "s"
 
 
 def _siblings(chosen, groups):

@@ -98,6 +98,48 @@ DOMAIN_TERMS: dict[str, tuple[str, ...]] = {
     "boolean": ("flag", "yes/no answer", "truth value"), "booleans": ("flags", "truth values"),
     "parameter": ("input", "setting"), "parameters": ("inputs", "settings"),
     "argument": ("input",), "arguments": ("inputs",),
+    # the creatures, foods and workers of a story, each named by a broader word that stays true of it ("the
+    # i-th slime from the left" -> "the i-th creature from the left"), and a solid said more loosely (a cuboid
+    # is a block); never a permutation, a defined term of its own
+    "slime": ("creature", "blob"), "slimes": ("creatures", "blobs"),
+    "monster": ("creature", "opponent"), "monsters": ("creatures", "opponents"),
+    "enemy": ("opponent", "target"), "enemies": ("opponents", "targets"),
+    "alien": ("visitor", "being"), "aliens": ("visitors", "beings"),
+    "cookie": ("treat", "snack"), "cookies": ("treats", "snacks"),
+    "sushi": ("food",),
+    "employee": ("member", "person"), "employees": ("members", "people"),
+    "programmer": ("participant", "person"), "programmers": ("participants", "people"),
+    "restaurant": ("place", "shop"), "restaurants": ("places", "shops"),
+    "cuboid": ("block", "solid"), "cuboids": ("blocks", "solids"),
+    "card": ("piece", "token"), "cards": ("pieces", "tokens"),
+    "dish": ("item", "plate"), "dishes": ("items", "plates"),
+    "checkpoint": ("stop", "point"), "checkpoints": ("stops", "points"),
+    "election": ("poll", "vote"), "candidate": ("option", "choice"), "candidates": ("options", "choices"),
+    "festival": ("event",), "tournament": ("competition", "event"),
+    "treatment": ("procedure", "action"), "treatments": ("procedures", "actions"),
+    "nutrient": ("substance",), "nutrients": ("substances",),
+    "villager": ("resident", "person"), "villagers": ("residents", "people"),
+    "testimony": ("statement", "claim"), "testimonies": ("statements", "claims"),
+    "humidifier": ("device", "machine"), "calculator": ("device", "machine"),
+    "department": ("unit", "division"), "departments": ("units", "divisions"),
+    "headquarters": ("office", "site"),
+    "candy": ("treat", "sweet"), "candies": ("treats", "sweets"),
+    "floor": ("level", "storey"), "floors": ("levels", "storeys"),
+    "ingredient": ("supply", "material"), "ingredients": ("supplies", "materials"),
+    "grams": ("units",), "liters": ("units",),
+    "bag": ("container", "sack"), "capacity": ("limit", "size"),
+    "rating": ("level", "standing"), "subsidy": ("allowance", "payment"),
+    "stage": ("part", "step"), "stages": ("parts", "steps"),
+    "song": ("piece", "item"), "songs": ("pieces", "items"),
+    "book": ("volume", "title"), "books": ("volumes", "titles"),
+    "printer": ("device", "machine"), "cup": ("serving", "portion"), "cups": ("servings", "portions"),
+    "inning": ("round", "period"), "innings": ("rounds", "periods"),
+    "food": ("item", "meal"), "foods": ("items", "meals"), "vitamin": ("nutrient",), "vitamins": ("nutrients",),
+    "sock": ("item", "piece"), "socks": ("items", "pieces"), "bean": ("item", "piece"), "beans": ("items", "pieces"),
+    "plan": ("event", "item"), "plans": ("events", "items"), "medicine": ("remedy", "treatment"),
+    "suspects": ("people", "individuals"),
+    "exam": ("test", "assessment"), "residents": ("people", "locals"), "baby": ("child",), "babies": ("children",),
+    "delivery": ("service", "handling"), "shipping": ("dispatch", "handling"),
 }
 
 ACTION_VERBS: dict[str, tuple[str, ...]] = {  # not the request frame (compute, calculate, check, determine, find)
@@ -150,6 +192,9 @@ ACTION_VERBS: dict[str, tuple[str, ...]] = {  # not the request frame (compute, 
     # not "arranged in a row" -> "lined up" (as precise); "placed" leaves the order to the rest of the sentence
     "arrange": ("place", "lay out", "set out"), "arranged": ("placed", "laid out", "set out"),
     "travel": ("go", "move"), "travels": ("goes", "moves"),
+    # cut off, not rounded: "cut" and "shorten" leave which way open
+    "truncate": ("cut", "shorten", "trim"), "truncated": ("cut", "shortened", "trimmed"),
+    "truncating": ("cutting", "shortening", "trimming"),
     "represents": ("stands for", "describes"),  # not "encodes": another sense "represent": ("stand for", "describe"),
     "representing": ("standing for", "describing"),
 }
@@ -177,6 +222,20 @@ PHRASES: dict[str, tuple[str, ...]] = {
     r"in the list": ("in the collection", "among the items"),  # not "in there": "items in there l"
     r"in the string": ("in the text",),  # not "in the input": the string meant may be another one
     r"the number of times": ("how often",),
+    # an area or a volume is one size of a shape
+    r"the area of": ("the size of", "the extent of"), r"the volume of": ("the size of", "the bulk of"),
+    # which end a count starts from ("the i-th slime from the left"), which point is the origin
+    r"from the left": ("from one end", "from one side"), r"from the top": ("from one side", "from one edge"),
+    r"the origin": ("the centre", "the starting point"),
+    # which way round, which side, on which surface
+    r"clockwise order": ("circular order",), r"to the right of": ("next to", "beside"),
+    r"to the left of": ("next to", "beside"), r"adjacent horizontally": ("next to each other",),
+    r"two-dimensional plane": ("plane", "flat surface"), r"xy-plane": ("plane", "flat surface"),
+    r"roulette wheels": ("wheels",), r"roulette wheel": ("wheel",), r"playing roulette": ("playing a game of chance",),
+    r"conveyor belt": ("belt", "moving line"), r"body temperature": ("temperature",),
+    r"the Gregorian calendar": ("the calendar",),
+    r"penalty kicks": ("attempts", "shots"), r"penalty kick": ("attempt", "shot"),
+    r"rest areas": ("stops", "spots"), r"rest area": ("stop", "spot"),
     # not "if and only if": "when" drops the "only if" half of the condition
 }
 
