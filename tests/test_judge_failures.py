@@ -569,3 +569,57 @@ def test_round15_us_deletions_are_not_made(he, mbpp, lcb):
     # a name that says the deleted word leaves with it (number_ctr: "numeric")
     m = mutate(mbpp["764"], "US", seed=0)
     assert [o.before for o in m.ops if o.kind == "delete"] == ["numeric "] and m.task.entry_point == "ctr"
+
+
+def test_round16_us_failures_are_rejected_by_the_judge(he, lcb):
+    """Round 16 (seed 41): a length the rest still fixes ("[ of length k] with the maximum k numbers"), a rule an
+    example in the same sentence shows (e.g. -123), a tie-break an example's explanation states ("which has the
+    smallest index"), a recurrence that is the whole definition, a notation ("we write S > T"), a '0'/'1'
+    alphabet the text calls binary. Each is rebuilt from the real task and rejected on the criterion it breaks."""
+    for m in (edited(he["HumanEval/120"], "US", "delete", (" \nof length k", "")),
+              edited(he["HumanEval/108"], "US", "delete", ("first ", "")),
+              edited(he["HumanEval/68"], "US", "delete", ("If multiple nodes with the same smallest even value are "
+                                                          "found return the node that has smallest index.\n", "")),
+              edited(he["HumanEval/63"], "US", "delete", ("fibfib(n) == fibfib(n-1) + fibfib(n-2) + fibfib(n-3).\n", "")),
+              edited(lcb["lcbpub-0447"], "US", "delete", (", and if S is larger, we write S \\gt T", "")),
+              edited(lcb["lcbpub-0591"], "US", "delete", ("\ns consists only of characters '0' and '1'.", ""))):
+        assert m.original.description != m.task.description
+        v = verdict(m)
+        assert v["constraint_deleted"] == 0 and v["compliance"] == 0, m.original.task_id
+    # a real constraint of the same tasks still passes
+    v = verdict(edited(he["HumanEval/120"], "US", "delete", ("sorted ", "")))
+    assert v["compliance"] == 1, v
+
+
+@needs_mbpp
+def test_round16_us_deletions_are_not_made(he, mbpp, lcb):
+    """What round 16's readers rejected is no longer deleted at any of eight seeds (the six kinds above, the
+    predicate of a check "is a[ binary] string", the product of the factors a factorization already gives, a
+    verb left with no object "consider[ that ...]", and "in[ even] indices")."""
+    never_deleted([(he, "HumanEval/120", "of length k"), (he, "HumanEval/108", "first"),
+                   (he, "HumanEval/68", "smallest index"), (he, "HumanEval/63", "fibfib(n-1)"),
+                   (he, "HumanEval/25", "product of all factors"), (mbpp, "349", "binary"),
+                   (lcb, "lcbpub-0591", "consists only of characters"), (lcb, "lcbpub-0715", "characters are different"),
+                   (lcb, "lcbpub-0447", "we write")])
+    for seed in range(8):
+        m = mutate(he["HumanEval/98"], "US", seed=seed)
+        assert [o.before for o in m.ops if o.kind == "delete"] != ["even "], seed
+
+
+@needs_mbpp
+@pytest.mark.parametrize("bench, task_id, gone", [
+    ("he", "HumanEval/19", " from smallest to largest"), ("he", "HumanEval/66", "upper "),
+    ("he", "HumanEval/113", ", where each string consists of only digits"), ("mbpp", "264", " in dog's years"),
+    ("mbpp", "699", "binary "), ("mbpp", "778", "consecutive "), ("mbpp", "482", "lower case "),
+])
+def test_round16_new_us_constraints(he, mbpp, bench, task_id, gone):
+    """Constraints the engine now finds (a sort's direction where the name says sort, which letters, what every
+    item holds, the unit of the answer, a qualifier after "one"/"pack"), each accepted by the judge; and never
+    "lower and[ uppercase] characters" (mbpp/165), whose deletion would leave "lower and characters"."""
+    task = (he if bench == "he" else mbpp)[task_id]
+    m = mutate(task, "US", seed=0)
+    assert isinstance(m, Mutant), m.reason
+    assert [o.before for o in m.ops if o.kind == "delete"] == [gone], m.ops
+    assert judge_rules(m)["compliance"] == 1, judge_rules(m)
+    for seed in range(8):
+        assert "uppercase " not in [o.before for o in mutate(mbpp["165"], "US", seed=seed).ops], seed

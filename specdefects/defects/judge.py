@@ -51,6 +51,7 @@ from .under_specification import (
     defined_term,
     ends_properly,
     name_says,
+    round_16_failure,
 )
 
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f]")
@@ -298,8 +299,8 @@ US_SIGNALS = {
                 r"rotat\w*|alternate|alternating)\b|\bby\s+(?:(?:its|the|their|each)\s+)?(?:[\w-]+\s+){0,2}?"
                 r"(?:values?|keys?|length|index|elements?|items?|products?|sums?|frequency|occurrences?)\b",
     "input_precondition": r"\b(positive|negative|non-\w+|nonnegative|natural|even|odd|prime|composite|binary|"
-                          r"distinct|unique|repeat\w*|consecutive|adjacent|common|contiguous|lower ?case|"
-                          r"upper ?case|alphanumeric|numeric|alphabetic|special|perfect|integral|whole|proper|"
+                          r"distinct|unique|repeat\w*|consecutive|adjacent|common|contiguous|lower(?: ?case)?|"
+                          r"upper(?: ?case)?|alphanumeric|numeric|alphabetic|special|perfect|integral|whole|proper|"
                           r"duplicate\w*|assum\w*|guarantee\w*|valid|only|ignor\w*|note|empty|legend|choices|"
                           r"integers?|pairwise|same|unset|regular|square|triangular|rectangular|pentagonal|hexagonal)\b",
     "output_edge_case": r"\b(if|when|unless|otherwise|else|none|null|zero|empty|false|true|yes|no|in case|"
@@ -317,7 +318,8 @@ US_SIGNALS = {
                      r"boolean|separated|delimited|spaces?|commas?|binary|camel|snake|type|coordinates|characters|"
                      r"words|digits|number|octal|hexadecimal|decimal|roman|uppercase|lowercase|case|tuples|sets?|"
                      r"lists|dictionar(?:y|ies)|colon|underscore|hyphen|dash|semicolon|asterisk|positions?|indices|index|indexes|counts?|frequenc(?:y|ies)|"
-                     r"locations?|occurrences?)\b",
+                     r"locations?|occurrences?|years|days|hours|minutes|seconds|degrees|radians|percent\w*|meters|"
+                     r"kilometers|centimeters|miles|inches|feet)\b",
 }
 US_SIGNAL_RX = {k: re.compile(v, re.I) for k, v in US_SIGNALS.items()}
 US_STOP = set("a an the of to in on for from with by and or is are be as at that which this it its if when then "
@@ -497,6 +499,8 @@ def us_compliance(m: Mutant) -> dict[str, int]:
         constraint = 0  # sum_even_and_even_index less "at even positions": the name still says it
     if constraint and _unknown_letter(m, deleted):
         constraint = 0  # "a given prime list[ of size k]" with no k anywhere: it constrained nothing
+    if constraint and round_16_failure(m.original, start, start + len(deleted)):
+        constraint = 0  # a size the rest still fixes, a rule an example explains, a notation, a recurrence ...
     return {"one_deletion": int(one_span), "deleted_words": int(words_deleted >= 1), "examples_kept": not_example,
             "constraint_deleted": constraint,
             "compliance": int(one_span and words_deleted >= 1 and not_example and others_same and constraint)}

@@ -170,7 +170,7 @@ NOUN = (r"(?:integers?|numbers?|lists?|arrays?|strings?|words?|values?|elements?
         r"entries|entry|keys?|divisors?|factors?|indices|index|positions?|substrings?|sub-?arrays?|sub-?lists?|"
         r"sub-?sequences?|pairs?|sums?|bits?|vowels?|consonants?|nodes?|terms?|occurrences?|squares?|cubes?|"
         r"powers?|columns?|rows?|spaces?|divisors?|multiples?|palindromes?|substrings?|sublists?|tuples?|inputs?|"
-        r"iterators?|iterables?|zeroe?s|duplicates?)\b")
+        r"iterators?|iterables?|zeroe?s|duplicates?|coordinates?|cells?|neighbou?rs?)\b")
 
 
 def after_words(*words: str) -> str:
@@ -198,7 +198,8 @@ CLAUSE_END = (r"(?=\s*(?:[;:?!]|\.(?!\w)|$)|\s+(?:by\s+)?using\b|\s+(?:in|from|f
 
 DETERMINERS = ("the", "a", "an", "of", "all", "its", "each", "every", "find", "get", "with", "sum", "count",
                "given", "two", "three", "only", "any", "in", "first", "last", "for", "remove", "print",
-               "return", "extract", "those", "these", "filter", "select", "keep", "delete", "at", "multiple")
+               "return", "extract", "those", "these", "filter", "select", "keep", "delete", "at", "multiple",
+               "one", "taking", "pack")
 
 PHRASES: list[tuple[str, int, re.Pattern]] = [
     # (category, tier, pattern): the match is deleted
@@ -209,6 +210,9 @@ PHRASES: list[tuple[str, int, re.Pattern]] = [
     ("ordering", 1, re.compile(r",?\s+(?:sorted\s+)?(?:in\s+the\s+order\s+)?from\s+(?:the\s+)?(?:smallest|largest|lowest|"
                                r"highest|shortest|longest|first|last)\s+to\s+(?:the\s+)?(?:smallest|largest|lowest|"
                                r"highest|shortest|longest|first|last)\b", I)),
+    # only the direction of a sort the text keeps ("Return the string with numbers sorted[ from smallest to largest]")
+    ("ordering", 1, re.compile(r"(?<=\bsorted)\s+from\s+(?:the\s+)?(?:smallest|largest|lowest|highest|shortest|longest)\s+"
+                               r"to\s+(?:the\s+)?(?:smallest|largest|lowest|highest|shortest|longest)\b", I)),
     ("ordering", 1, re.compile(r",?\s+sorted\s+by\s+(?!(?:that|this|these|those|the\s+above|the\s+same)\b)"
                                r"(?:\w+\s*){1,4}?(?=[.,;]|$)", I)),
     ("ordering", 1, re.compile(r",?\s+in\s+(?:the\s+)?(?:same\s+)?order\s+(?:in\s+which\s+they|they|of\s+(?:their\s+)?)"
@@ -226,6 +230,15 @@ PHRASES: list[tuple[str, int, re.Pattern]] = [
     ("input_precondition", 1, re.compile(r"(?<=\s)(?<!\bor\s)(?<!\band\s)(?:strictly\s+)?"
                                          r"(?:non-negative|non negative|nonnegative|positive|non-empty|"
                                          r"nonempty|non-zero|nonzero)\s+(?=(?:\w+\s+)?" + NOUN + ")", I)),
+    # the unit of the answer ("calculate a dog's age[ in dog's years]")
+    ("output_format", 2, re.compile(r"(?<=\w)\s+in\s+(?:(?:\w+'s|human|dog|cat)\s+)?(?:years|days|hours|minutes|seconds|"
+                                    r"degrees|radians|percent(?:age)?|kilometers|miles|meters|centimeters|inches|feet)"
+                                    + END, I)),
+    # what every item of an input holds ("Given a list of strings[, where each string consists of only digits], ...")
+    ("input_precondition", 1, re.compile(r",\s+(?:where|in\s+which)\s+(?:each|every|all)\s+[\w ]{1,30}?\s+(?:consists?|"
+                                         r"contains?|is|are)\s+(?:of\s+)?only\s+[^.;,\n]{2,40}?(?=\s*[,.;])", I)),
+    # which letters ("the sum of the[ upper] characters only' ASCII codes")
+    ("input_precondition", 2, re.compile(r"(?<=\s)(?<!\band\s)(?<!\bor\s)(?:upper|lower)(?:\s?case)?\s+(?=(?:characters|letters)\b)", I)),
     # "natural" only where it is the one qualifier ("odd natural numbers" are the odd numbers)
     ("input_precondition", 1, re.compile(r"(?<=\s)(?<!odd\s)(?<!even\s)(?<!prime\s)natural\s+(?=(?:\w+\s+)?" + NOUN
                                          + ")", I)),
@@ -462,8 +475,9 @@ def sentence_category(text: str) -> str | None:
         return None  # "Return true if ...; otherwise, return false.": the condition is the task
     if PRIMARY.match(text) and not (CONDITION.search(text) and STRONG_EDGE.search(text)):
         return None
-    if REQUEST.match(text) and not (EDGE.search(text) and CONDITION.search(text)):
-        return None
+    if REQUEST.match(text) and not (EDGE.search(text) and CONDITION.search(text)) and not (
+            STRONG_EDGE.search(text) and re.search(r"\breturns?\s+(?:True|False|None|-1|0|an?\s+empty)\b", text, I)):
+        return None  # ("The function should return False is[sic] the given dictionary is empty." is an edge case)
     if REQUEST.match(text) and re.search(r"\b(?:determine|check|decide|find out|tell)\s+(?:if|whether)\b", text, I):
         return None  # "Your task is to determine if it is possible to ...": the condition is the task
     for cat, rx in SENTENCE_RULES[:-GENERIC_SENTENCE_RULES]:
@@ -520,13 +534,15 @@ def candidates(desc: str) -> list[tuple[str, int, int, int]]:
                     continue  # "to add numbers" is an infinitive, not a target format
             if is_restatement(text, desc[:m.start()] + desc[m.end():]) and not re.search(r"\d|[=<>]", text):
                 continue  # the rest still says it ("Return the sorted list. The list should be sorted.")
-            if tier == 2 and cat == "input_precondition" and re.search(r"\b(is|be|are)\s+(an?\s+)?$",
-                                                                        desc[max(0, m.start() - 12):m.start()], I):
-                continue  # "whether n is a[ prime] number": the predicate of a check is the task itself
+            if tier == 2 and (cat == "input_precondition" or (cat == "formula" and re.fullmatch(r"[\w-]+\s+", text))) \
+                    and re.search(r"\b(is|be|are)\s+(an?\s+)?$", desc[max(0, m.start() - 12):m.start()], I):
+                continue  # "whether n is a[ prime] number", "is a[ binary] string": the predicate of a check is the task
             if cat == "formula" and re.match(r",?\s+(which|that|whose)\b", text, I) and re.search(
                     r"\b(returns?|outputs?)\s+(an?\s+|the\s+)?(\w+\s+){0,2}?\w+$",
                     desc[max(0, m.start() - 40):m.start()], I):
                 continue  # "return a tuple[ that has the number of even and odd digits]" is the request itself
+            if re.fullmatch(r"(?:distinct|unique)\s+", text, I) and re.search(r"\bone\s+$", desc[:m.start()], I):
+                continue  # "contains only one[ distinct] element" says another thing (one element)
             if text.lstrip().startswith("(") and cat == "formula" and not _informative_parenthetical(text):
                 continue
             if cat == "output_edge_case" and PREDICATE_COMPLEMENT.match(text):
@@ -1013,7 +1029,8 @@ def spoiled(task: Task, s: int, e: int, rep: str = "", category: str = "") -> st
     if re.match(r",?\s+(?:if|when|unless|in case)\b", deleted, I) and re.match(
             r"\s*(?:return|output|print)\s+[^\s,;]+\s*[.!?]?\s*$", sentence, I):
         return "a value is left with no condition"
-    return _spoiled_rounds_13_to_15(task, s, e, rep, category, deleted, new, sentence)
+    return _spoiled_rounds_13_to_15(task, s, e, rep, category, deleted, new, sentence) or \
+        _spoiled_round_16(task, s, e, deleted, new, sentence)
 
 
 # words every programmer knows: their definition goes and nothing is lost while the word stays (round 13)
@@ -1126,6 +1143,88 @@ def _spoiled_rounds_13_to_15(task: Task, s: int, e: int, rep: str, category: str
         if re.search(r"[A-Za-z]", sentence) and len(content_words(sentence)) < 2 <= len(content_words(old_sentence)):
             # lcbpub-0004: "It is guaranteed[ that the sum of n over all test cases does not exceed 2e5]."
             return "the sentence left says nothing"
+    return None
+
+
+def round_16_failure(task: Task, s: int, e: int) -> str | None:
+    """Why deleting ``description[s:e]`` is one of round 16's failure kinds, or None (the judge asks too)."""
+    desc = task.description
+    new = desc[:s] + desc[e:]
+    sentence = re.split(r"[.!?](?:\s|$)", new[:s])[-1] + re.split(r"(?<=[.!?])(?:\s|$)", new[s:], maxsplit=1)[0]
+    return _spoiled_round_16(task, s, e, desc[s:e], new, sentence)
+
+
+def _spoiled_round_16(task: Task, s: int, e: int, deleted: str, new: str, sentence: str) -> str | None:
+    """Round 16's failure kinds (each with its real example in the tests)."""
+    desc = task.description
+    size = re.search(r"\bof\s+(?:size|length)\s+([a-zA-Z])(?![\w'\"\[(])", deleted)
+    if size and re.search(r"(?<![\w'\"])" + size.group(1) + r"\s+(?:(?!(?:and|or)\b)[\w-]+\s+)?(?:numbers|integers|"
+                          r"elements|items|values|characters|letters|digits|words|strings)\b", new):
+        # HumanEval/120: "return a sorted list[ of length k] with the maximum k numbers in arr"
+        return f"the rest still fixes the size ({size.group(1)} of them)"
+    if not re.search(r"[.!?](?:\s|$)", deleted) and re.search(r"\be\.g\.|\bfor\s+(?:example|instance)\b",
+                                                              new[s:s + len(sentence) + 40].split("\n\n")[0], I) \
+            and re.search(r"\be\.g\.|\bfor\s+(?:example|instance)\b", sentence, I):
+        # HumanEval/108: "its[ first] signed digit will be negative: e.g. -123 has signed digits -1, 2, and 3"
+        return "an example in the same sentence still shows the rule"
+    shown = _explained_by_examples(task, s, e)
+    if shown:
+        # HumanEval/68: the tie-break "return the node that has smallest index" beside Example 4's explanation
+        # "... so we will choose the first zero, which has the smallest index"
+        return f"an example's explanation still states it ('{shown}')"
+    if re.match(r"\s*(?:the\s+)?input\s+(?:number|value|integer)\s+(?:should|must|will)\s+(?:be\s+)?equal\s+to\s+"
+                r"the\s+product\s+of\s+(?:all\s+)?(?:the\s+)?(?:prime\s+)?factors\b", deleted, I) and \
+            re.search(r"\bfactori[sz]ation\b|\bprime\s+factors\b", new, I):
+        # HumanEval/25: the prime factors listed with their multiplicity multiply back to the input
+        return "the factorization already multiplies back to the input"
+    if re.search(r"(\w+)\(\s*n\s*\)\s*(?:==|=|->)[^\n]*\b\1\(\s*n\s*-\s*\d", deleted):
+        # HumanEval/63: "fibfib(n) == fibfib(n-1) + fibfib(n-2) + fibfib(n-3)" is the sequence itself
+        return "the recurrence is the definition itself, not one constraint of it"
+    if re.fullmatch(r"\s*[\w-]+\s+", deleted) and re.search(r"\b(?:in|at|on)\s+$", desc[:s], I) and \
+            re.match(r"(?:indices|indexes|positions|places)\b", desc[e:], I):
+        # HumanEval/98: "count the number of uppercase vowels in[ even] indices"
+        return "a bare 'in indices' is left: the words read wrong"
+    if re.search(r"\bconsists?\s+(?:only\s+)?of\s+(?:(?:the\s+)?characters?\s+)?['\"]?0['\"]?s?\s+and\s+['\"]?1\b",
+                 deleted, I) and re.search(r"\bbinary\s+(?:string|number|representation)", new, I):
+        # lcbpub-0591: "s consists only of characters '0' and '1'." beside "You are given a binary string s"
+        return "the rest still says binary, which is what only '0' and '1' means"
+    if re.match(r",?\s+that\b", deleted, I) and re.search(r"\b(?:consider|say|assume|know|note|mean|denote|define|"
+                                                            r"guarantee|ensure)\s*$", desc[:s], I):
+        # lcbpub-0715: "if the i-th character exists in only one of S and T, consider[ that the i-th characters
+        # are different]."
+        return "a verb is left with no object"
+    if re.search(r"\bwe\s+(?:write|denote|say|call)\b", deleted, I):
+        # lcbpub-0447: "[, and if S is larger, we write S \\gt T]": a notation, which no test sees
+        return "only the statement's notation, which no test sees"
+    return None
+
+
+# what an example says in words: its "Explanation:" paragraph, or a comment on its line ("# 1+2 is less than ...")
+EXPLANATION = re.compile(r"\bexplanation\s*:?(.*(?:\n(?![ \t]*\n|[ \t]*(?:example|input|output|constraints?)\b).*)*)|"
+                         r"#(?!\s*include)([^\n]*)", I)
+
+
+def _explained_by_examples(task: Task, s: int, e: int) -> str | None:
+    """Two adjacent content words of the deleted ``description[s:e]`` ("smallest index") that the rest of the
+    description never says but an example's explanation does (in the description or after it, as HumanEval's
+    examples are): the reader still learns the rule from the example."""
+    desc = task.description
+    regions = example_regions(desc)
+    if any(a <= s < b for a, b in regions):
+        return None
+    outside = task.prompt[:task.description_span[0]] + task.prompt[task.description_span[1]:]
+    examples = " ".join(m.group(1) or m.group(2) or "" for m in
+                        EXPLANATION.finditer("\n".join([desc[a:b] for a, b in regions] + [outside]))).lower()
+    prose = desc[:s] + desc[e:]
+    for a, b in regions:
+        prose = prose.replace(desc[a:b], " ")
+    words = re.findall(r"[a-z]+", desc[s:e].lower())
+    for w1, w2 in zip(words, words[1:]):
+        if w1 in STOP or w2 in STOP or len(w1) < 4 or len(w2) < 4:
+            continue
+        pair = rf"\b{w1}\s+{w2}\b"
+        if re.search(pair, examples) and not re.search(pair, prose.lower()):
+            return f"{w1} {w2}"
     return None
 
 
