@@ -623,3 +623,48 @@ def test_round16_new_us_constraints(he, mbpp, bench, task_id, gone):
     assert judge_rules(m)["compliance"] == 1, judge_rules(m)
     for seed in range(8):
         assert "uppercase " not in [o.before for o in mutate(mbpp["165"], "US", seed=seed).ops], seed
+
+
+def test_round17_us_failures_are_rejected_by_the_judge(he, mbpp, lcb):
+    """Round 17 (seed 42): the superlative a suggested algorithm fixes (HumanEval/10), a bound that takes the
+    input's parity with it ("[ till a given even number]"), the pointer to a listed condition, a detail of a
+    "that is, ..." restatement, a condition left with nothing to test ("If the array has[ fewer than 3] elements")."""
+    for m in (edited(he["HumanEval/10"], "US", "delete", (" shortest", "")),
+              edited(mbpp["664"], "US", "delete", (" till a given even number", "")),
+              edited(lcb["lcbpub-0618"], "US", "delete", (" so that the following condition is satisfied", "")),
+              edited(lcb["lcbpub-0652"], "US", "delete", (" that satisfies all given inequalities", "")),
+              edited(lcb["lcbpub-0863"], "US", "delete", (" fewer than 3", ""))):
+        assert m.original.description != m.task.description
+        v = verdict(m)
+        assert v["constraint_deleted"] == 0 and v["compliance"] == 0, m.original.task_id
+    never_deleted([(he, "HumanEval/10", "shortest"), (mbpp, "664", "even number"), (mbpp, "509", "odd number"),
+                   (lcb, "lcbpub-0618", "following condition"), (lcb, "lcbpub-0652", "satisfies all given"),
+                   (lcb, "lcbpub-0863", "fewer than 3")])
+    # a threshold whose condition still tests something stays deletable ("has[ more than 2] consecutive spaces")
+    v = verdict(edited(he["HumanEval/140"], "US", "delete", (" more than 2", "")))
+    assert v["compliance"] == 1, v
+
+
+@needs_mbpp
+def test_round17_lv_rejections_are_not_made(he, lcb):
+    """Round 17's LV rejections: a same-precision story swap (teams -> sides, floors -> storeys), a phrase that
+    drops a constraint ("adjacent horizontally" -> "next to each other"), a story's setting blurred ("roulette"),
+    a count taken for a value ("the number k (1 \\leq k \\leq N) of subsequences"); and "2 decimal points" is
+    no place."""
+    banned = {"lcbpub-0233": "next to each other", "lcbpub-0259": "game of chance", "lcbpub-0262": "roulette",
+              "lcbpub-0311": "storey", "lcbpub-0643": "value k", "HumanEval/71": "decimal"}
+    tasks = {**lcb, **he}
+    for task_id, text in banned.items():
+        for seed in range(8):
+            m = mutate(tasks[task_id], "LV", seed=seed)
+            for o in getattr(m, "ops", []):
+                if task_id == "lcbpub-0262":
+                    assert "roulette" not in o.before, (seed, o)
+                elif task_id == "HumanEval/71":
+                    assert not o.before.startswith("point"), (seed, o)
+                else:
+                    assert text not in o.after, (task_id, seed, o)
+    for task_id in ("lcbpub-0241", "lcbpub-0431"):
+        for seed in range(8):
+            m = mutate(lcb[task_id], "LV", seed=seed)
+            assert not any(re.search(r"\bsides?\b", o.after) for o in getattr(m, "ops", [])), (task_id, seed)

@@ -76,7 +76,9 @@ DETERMINER_BEFORE = re.compile(r"\b(the|a|an|its|their|this|that|each|every|any|
 INFINITIVE_BEFORE = re.compile(r"\b(to|will|must|should|can|please)\s+$", re.I)
 SENSE_GUARDS = {  # word -> what may not follow it (the word then means something the lexicon does not)
     # "the number of ways", "the number, modulo 998244353, of ways": a count
-    "number": re.compile(r"\s+(?:of|line)\b|,[^.;]*?\bof\b"), "numbers": re.compile(r"\s+of\b|,[^.;]*?\bof\b"),
+    # ... and "the number k (1 \leq k \leq N) of subsequences" (round 17)
+    "number": re.compile(r"\s+(?:of|line)\b|,[^.;]*?\bof\b|\s+[A-Za-z]\b[^.;\n]{0,40}?\bof\b"),
+    "numbers": re.compile(r"\s+of\b|,[^.;]*?\bof\b"),
     # "Road i has a length of C_i" -> "a size of" reads wrong ("the length of" is a phrase of its own)
     "length": re.compile(r"\s+of\b"),
     "swap": re.compile(r"\s+(?:the\s+)?case\b", re.I), "swaps": re.compile(r"\s+(?:the\s+)?case\b", re.I),
@@ -85,7 +87,6 @@ SENSE_GUARDS = {  # word -> what may not follow it (the word then means somethin
     "coordinate": re.compile(r"\s+(?:planes?|axis|axes|system|space|grid|geometry)\b", re.I),
     "coordinates": re.compile(r"\s+(?:planes?|axis|axes|system|space|grid|geometry)\b", re.I),
     "product": re.compile(r"\s+of\b", re.I), "products": re.compile(r"\s+of\b", re.I),
-    "floor": re.compile(r"\s*(?:[({}]|of\b|function\b)", re.I),  # the floor of x is the rounding down
     "rating": re.compile(r"\s+(?:updates?|changes?)\b", re.I),
     # "he plans to eat": the verb ("N plans to be scheduled" is the noun)
     "plan": re.compile(r"\s+to\s+(?!be\b)", re.I), "plans": re.compile(r"\s+to\s+(?!be\b)", re.I),
@@ -109,7 +110,7 @@ PLAIN_BEFORE_NUMBER = (
     "is|are|be|[a-z]")
 NUMBER_KIND = re.compile(r"(?<![\w'-])(?!(?:" + PLAIN_BEFORE_NUMBER + r")\s+$)[A-Za-z][\w-]*\s+$|'s\s+$", re.I)
 # a kind of sum is its own term ("prefix sums", "the cube sum")
-SUM_KIND = re.compile(r"\b(?:prefix|suffix|partial|running|cumulative|cube|square|digit|check|path|subarray|"
+SUM_KIND = re.compile(r"\b(?:prefix|suffix|partial|running|cumulative|cube|square|digit|check|path|subarray|harmonic|"
                       r"range|row|column|weighted|total)\s+$", re.I)
 SENSE_GUARDS_BEFORE = {  # word -> what may not precede it ("blank spaces" would become "blank blanks")
     "spaces": re.compile(r"\bblank\s+$", re.I), "space": re.compile(r"\bblank\s+$", re.I),
@@ -136,6 +137,7 @@ SENSE_GUARDS_BEFORE = {  # word -> what may not precede it ("blank spaces" would
                              r"[xyz])\s+$", re.I),
     "coordinates": re.compile(r"\b(?:polar|rectangular|cartesian|spherical|cylindrical|hexagon|point|lattice|integer|"
                               r"[xyz])\s+$", re.I),
+    "points": re.compile(r"\b(?:decimal|floating)\s+$", re.I),  # "rounded to 2 decimal points"
     "keys": re.compile(r"\b(?:white|black|piano)\s+$", re.I), "key": re.compile(r"\b(?:white|black|piano)\s+$", re.I),
 }
 # a noun before "prefix" makes a compound ("a string prefix"): "a string front part" is no noun phrase
@@ -155,6 +157,10 @@ INTEGER_KIND = re.compile(r"(?:\b(?:an?|the|all|of|given|two|such|each|every|thi
 SHOP_CONTEXT = re.compile(r"\b(?:prices?|yen|dollars?|buy|buys|bought|sell|sells|sold|shop|store|purchased?|"
                           r"costs?|manufactur\w*|conveyor)\b", re.I)
 GRAPH_CONTEXT = re.compile(r"\b(?:graph|vertex|vertices|nodes?|trees?|undirected|directed)\b", re.I)
+GEOMETRY_CONTEXT = re.compile(r"\b(?:plane|straight\s+line|coordinates?|segments?|circle|polygon|triangle|axis|origin)\b",
+                              re.I)
+SCORE_CONTEXT = re.compile(r"\b(?:scored?|scores|earns?|earned|gains?|gained|awards?|awarded|wins?|points?\s+(?:for|each|per))\b",
+                           re.I)
 NUMBERED_NEXT = re.compile(r"[ \t]+(?:(?![aAI]\b)[A-Za-z](?:_\w+|_\{[^}\n]*\})?|\d+|[A-Z]\+\d+)(?![\w'])")
 VERB_NOUNS = frozenset("list lists sum sums number numbers string strings key keys".split())  # "Sum A_i over ..."
 
@@ -177,6 +183,8 @@ def _lexical_groups(desc: str, prot, names: frozenset[str] = frozenset()) -> lis
             continue  # part of a coined name: "an Extended ABC string", "the Fibonacci sequence"
         if lw in ("product", "products") and not SHOP_CONTEXT.search(desc):
             continue  # a product is a multiplication unless the statement sells things
+        if lw in ("point", "points") and (not GEOMETRY_CONTEXT.search(desc) or SCORE_CONTEXT.search(desc)):
+            continue  # "earn S points", "the match point": a point of geometry only
         if lw in ("edge", "edges") and not GRAPH_CONTEXT.search(desc):
             continue  # a grid cell's or a shape's edge is no graph's edge: "adjacent by a link" takes the other sense
         kind_of = INTEGER_KIND.search(desc[max(0, m.start() - 40):m.start()]) if lw in ("sequence", "sequences") else None

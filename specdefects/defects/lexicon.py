@@ -89,7 +89,7 @@ DOMAIN_TERMS: dict[str, tuple[str, ...]] = {
     "city": ("location", "site", "place"), "cities": ("locations", "sites", "places"),
     "road": ("route", "track"), "roads": ("routes", "tracks"),  # not "connection": "persons are on the connection"
     "station": ("stop", "site", "place"), "stations": ("stops", "sites", "places"),
-    "team": ("group", "side"), "teams": ("groups", "sides"),
+    "team": ("group",), "teams": ("groups",),  # not "side": as precise (round 17)
     "contest": ("event", "competition"), "contests": ("events", "competitions"),
     "score": ("result", "mark"), "scores": ("results", "marks"),
     "section": ("part", "area"), "sections": ("parts", "areas"),
@@ -124,14 +124,16 @@ DOMAIN_TERMS: dict[str, tuple[str, ...]] = {
     "department": ("unit", "division"), "departments": ("units", "divisions"),
     "headquarters": ("office", "site"),
     "candy": ("treat", "sweet"), "candies": ("treats", "sweets"),
-    "floor": ("level", "storey"), "floors": ("levels", "storeys"),
     "ingredient": ("supply", "material"), "ingredients": ("supplies", "materials"),
     "grams": ("units",), "liters": ("units",),
     "bag": ("container", "sack"), "capacity": ("limit", "size"),
     "rating": ("level", "standing"), "subsidy": ("allowance", "payment"),
     "stage": ("part", "step"), "stages": ("parts", "steps"),
     "song": ("piece", "item"), "songs": ("pieces", "items"),
-    "book": ("volume", "title"), "books": ("volumes", "titles"),
+    "book": ("volume", "title"), "books": ("volumes", "titles"), "giant": ("figure",), "giants": ("figures",),
+    "takoyaki": ("food", "snacks"),
+    # a point of geometry only (lexical_vagueness.GEOMETRY_CONTEXT), never a score's points
+    "point": ("spot", "location"), "points": ("spots", "locations"),
     "printer": ("device", "machine"), "cup": ("serving", "portion"), "cups": ("servings", "portions"),
     "inning": ("round", "period"), "innings": ("rounds", "periods"),
     "food": ("item", "meal"), "foods": ("items", "meals"), "vitamin": ("nutrient",), "vitamins": ("nutrients",),
@@ -227,11 +229,11 @@ PHRASES: dict[str, tuple[str, ...]] = {
     # which end a count starts from ("the i-th slime from the left"), which point is the origin
     r"from the left": ("from one end", "from one side"), r"from the top": ("from one side", "from one edge"),
     r"the origin": ("the centre", "the starting point"),
-    # which way round, which side, on which surface
+    # which way round, which side, on which surface (not "adjacent horizontally" -> "next to each other", which
+    # drops a constraint, nor a story's setting, "roulette", which the statement defines: round 17)
     r"clockwise order": ("circular order",), r"to the right of": ("next to", "beside"),
-    r"to the left of": ("next to", "beside"), r"adjacent horizontally": ("next to each other",),
+    r"to the left of": ("next to", "beside"),
     r"two-dimensional plane": ("plane", "flat surface"), r"xy-plane": ("plane", "flat surface"),
-    r"roulette wheels": ("wheels",), r"roulette wheel": ("wheel",), r"playing roulette": ("playing a game of chance",),
     r"conveyor belt": ("belt", "moving line"), r"body temperature": ("temperature",),
     r"the Gregorian calendar": ("the calendar",),
     r"penalty kicks": ("attempts", "shots"), r"penalty kick": ("attempt", "shot"),

@@ -1030,7 +1030,7 @@ def spoiled(task: Task, s: int, e: int, rep: str = "", category: str = "") -> st
             r"\s*(?:return|output|print)\s+[^\s,;]+\s*[.!?]?\s*$", sentence, I):
         return "a value is left with no condition"
     return _spoiled_rounds_13_to_15(task, s, e, rep, category, deleted, new, sentence) or \
-        _spoiled_round_16(task, s, e, deleted, new, sentence)
+        _spoiled_rounds_16_17(task, s, e, deleted, new, sentence)
 
 
 # words every programmer knows: their definition goes and nothing is lost while the word stays (round 13)
@@ -1146,16 +1146,16 @@ def _spoiled_rounds_13_to_15(task: Task, s: int, e: int, rep: str, category: str
     return None
 
 
-def round_16_failure(task: Task, s: int, e: int) -> str | None:
-    """Why deleting ``description[s:e]`` is one of round 16's failure kinds, or None (the judge asks too)."""
+def rounds_16_17_failure(task: Task, s: int, e: int) -> str | None:
+    """Why deleting ``description[s:e]`` is one of rounds 16's and 17's failure kinds, or None (the judge asks too)."""
     desc = task.description
     new = desc[:s] + desc[e:]
     sentence = re.split(r"[.!?](?:\s|$)", new[:s])[-1] + re.split(r"(?<=[.!?])(?:\s|$)", new[s:], maxsplit=1)[0]
-    return _spoiled_round_16(task, s, e, desc[s:e], new, sentence)
+    return _spoiled_rounds_16_17(task, s, e, desc[s:e], new, sentence)
 
 
-def _spoiled_round_16(task: Task, s: int, e: int, deleted: str, new: str, sentence: str) -> str | None:
-    """Round 16's failure kinds (each with its real example in the tests)."""
+def _spoiled_rounds_16_17(task: Task, s: int, e: int, deleted: str, new: str, sentence: str) -> str | None:
+    """Rounds 16's and 17's failure kinds (each with its real example in the tests)."""
     desc = task.description
     size = re.search(r"\bof\s+(?:size|length)\s+([a-zA-Z])(?![\w'\"\[(])", deleted)
     if size and re.search(r"(?<![\w'\"])" + size.group(1) + r"\s+(?:(?!(?:and|or)\b)[\w-]+\s+)?(?:numbers|integers|"
@@ -1196,7 +1196,33 @@ def _spoiled_round_16(task: Task, s: int, e: int, deleted: str, new: str, senten
     if re.search(r"\bwe\s+(?:write|denote|say|call)\b", deleted, I):
         # lcbpub-0447: "[, and if S is larger, we write S \\gt T]": a notation, which no test sees
         return "only the statement's notation, which no test sees"
+    # --- round 17
+    if _range_bound(deleted) and re.search(r"\b(?:even|odd|positive|negative|prime|non-negative)\b", deleted, I):
+        # mbpp/664: "the average of even numbers[ till a given even number]": the bound and the input's parity
+        return "the bound carries a precondition of the input with it (two constraints)"
+    if re.search(r"\bfollowing\s+(?:conditions?|rules?|requirements?|properties)\b", deleted, I) and \
+            re.search(r":\s*$", deleted.rstrip() + desc[e:e + 3]):
+        # lcbpub-0618: "on each vertex of this graph[ so that the following condition is satisfied]:" with the list kept
+        return "only the pointer to a condition the list below still states"
+    if re.search(r"\b(?:that\s+is|i\.e\.|in\s+other\s+words)\b", sentence, I) and \
+            re.search(r"\b(?:that\s+is|i\.e\.|in\s+other\s+words)\b[^.!?]*$", desc[:s], I):
+        # lcbpub-0652: "The input contains no contradictions; that is, there always exists an age relationship[ that
+        # satisfies all given inequalities]."
+        return "a detail of a restatement ('that is, ...'), which the sentence before still says"
+    if re.match(r"\s*(?:fewer|less|more|greater|at\s+most|at\s+least|no\s+more|up\s+to)\b", deleted, I) and \
+            re.search(r"\b(?:if|when|while|unless)\b[^.,;:]*\b(?:has|have|contains?)\s*$", desc[:s], I) and \
+            re.match(r"\s*(?:elements?|items?|entries|values?|numbers?|characters?|digits?)\s*[.,;]", desc[e:], I):
+        # lcbpub-0863: "If the array has[ fewer than 3] elements, remove all remaining elements."
+        return "a condition is left with nothing to test"
+    if SUPERLATIVE.fullmatch(deleted.strip()) and re.search(r"\balgorithm\b|\bidea\b", desc[e:], I):
+        # HumanEval/10: "Find the[ shortest] palindrome ... Algorithm idea is simple: ..." fixes which one
+        return "the suggested algorithm still fixes which one"
     return None
+
+
+def _range_bound(deleted: str) -> bool:
+    """A deleted bound on a range ("till a given even number", "up to n", "between 1 and 10")."""
+    return bool(re.match(r",?\s*(?:till|until|up\s?to|upto|between|from\s+\d|no\s+more\s+than|at\s+most)\b", deleted, I))
 
 
 # what an example says in words: its "Explanation:" paragraph, or a comment on its line ("# 1+2 is less than ...")
