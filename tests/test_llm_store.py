@@ -21,6 +21,7 @@ from specdefects.sources import load_tasks
 HE11 = "HumanEval/95"  # the rule engine makes no US mutant of it (its edge case has a typo: "False is the ..."); the LLM deletes it
 US_HE11 = json.dumps({"deleted": "\nThe function should return False is the given dictionary is empty.",
                       "category": "output_edge_case"})
+RULES_US = "HumanEval/12"  # the rule engine deletes its edge case ("Return None in case the input list is empty.")
 
 
 def answers(judge_score=1, us=US_HE11, lv=None, sf=None):
@@ -100,8 +101,8 @@ def test_bad_structured_replies_are_rejected_with_the_reason(reply, why):
 
 def test_generate_stores_resumes_and_rebuilds(tmp_path, he):
     store = tmp_path / "llm_mutants_humaneval.jsonl"
-    pairs = rules_skipped([he["HumanEval/10"], he[HE11]], ["US"], 0)
-    assert [t.task_id for t, _ in pairs] == [HE11]  # HumanEval/10 has a rule-made US mutant
+    pairs = rules_skipped([he[RULES_US], he[HE11]], ["US"], 0)
+    assert [t.task_id for t, _ in pairs] == [HE11]  # RULES_US has a rule-made US mutant
     with FakeServer(answers()) as srv:
         c = srv.client()
         first = generate(pairs, c, store, judge_client=c, progress=False)
@@ -146,7 +147,7 @@ def test_build_fills_rule_skips_from_the_store_and_shows_both_judges(tmp_path, h
     import datasets
 
     folder = tmp_path / "stored"
-    tasks = [he["HumanEval/10"], he[HE11]]
+    tasks = [he[RULES_US], he[HE11]]
     with FakeServer(answers()) as srv:
         generate([(he[HE11], "US")], srv.client(), stored_path("mutants", "humaneval", folder), progress=False)
         mutants, skipped = dataset_mutants(tasks, ["LV", "US", "SF"], 0, MutantStore(
@@ -166,7 +167,7 @@ def test_build_fills_rule_skips_from_the_store_and_shows_both_judges(tmp_path, h
     assert us[0]["llm_compliance"] == 1 and us[0]["compliance"] == 1
     assert json.loads(us[0]["judge"])["llm_judge_model"] == "fake-model"
     judged_rows = [row for row in ds if row["llm_compliance"] is not None]
-    assert {row["task_id"] for row in judged_rows} == {"HumanEval/10", HE11}  # only what was judged
+    assert {row["task_id"] for row in judged_rows} == {RULES_US, HE11}  # only what was judged
     assert all(row["llm_compliance"] is None for row in ds if row["defect"] == 0)
     card = (out / "README.md").read_text()
     # rule judge | the hand check (on the labelled mutants this build has) | the LLM judge | the study
@@ -192,7 +193,7 @@ def test_mutants_cli_end_to_end_and_bad_input(tmp_path, capsys):
     store, jstore = tmp_path / "m.jsonl", tmp_path / "j.jsonl"
     with FakeServer(answers()) as srv:
         spec = f"openai:{srv.url}@fake-model"
-        assert main(["mutants", "generate", "--benchmark", "humaneval", "--task-id", HE11, "HumanEval/10",
+        assert main(["mutants", "generate", "--benchmark", "humaneval", "--task-id", HE11, RULES_US,
                      "--llm", spec, "--judge-llm", "same", "--store", str(store), "--json"]) == 0
         res = json.loads(capsys.readouterr().out)
         assert (res["pairs"], res["accepted"]) == (1, 1)
