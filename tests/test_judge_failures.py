@@ -39,6 +39,14 @@ def verdict(m: Mutant) -> dict:
     return judge_rules(m)
 
 
+def rejected_as_no_constraint(*mutants: Mutant) -> None:
+    """Each real deletion changed the text and the judge says it deleted no constraint (so not compliant)."""
+    for m in mutants:
+        assert m.original.description != m.task.description
+        v = verdict(m)
+        assert v["constraint_deleted"] == 0 and v["compliance"] == 0, m.original.task_id
+
+
 def never_deleted(cases) -> None:
     """No US mutant of any of eight seeds deletes a span containing ``gone``, for each ``(tasks, task_id, gone)``."""
     for tasks, task_id, gone in cases:
@@ -576,16 +584,13 @@ def test_round16_us_failures_are_rejected_by_the_judge(he, lcb):
     example in the same sentence shows (e.g. -123), a tie-break an example's explanation states ("which has the
     smallest index"), a recurrence that is the whole definition, a notation ("we write S > T"), a '0'/'1'
     alphabet the text calls binary. Each is rebuilt from the real task and rejected on the criterion it breaks."""
-    for m in (edited(he["HumanEval/120"], "US", "delete", (" \nof length k", "")),
-              edited(he["HumanEval/108"], "US", "delete", ("first ", "")),
-              edited(he["HumanEval/68"], "US", "delete", ("If multiple nodes with the same smallest even value are "
-                                                          "found return the node that has smallest index.\n", "")),
-              edited(he["HumanEval/63"], "US", "delete", ("fibfib(n) == fibfib(n-1) + fibfib(n-2) + fibfib(n-3).\n", "")),
-              edited(lcb["lcbpub-0447"], "US", "delete", (", and if S is larger, we write S \\gt T", "")),
-              edited(lcb["lcbpub-0591"], "US", "delete", ("\ns consists only of characters '0' and '1'.", ""))):
-        assert m.original.description != m.task.description
-        v = verdict(m)
-        assert v["constraint_deleted"] == 0 and v["compliance"] == 0, m.original.task_id
+    rejected_as_no_constraint(edited(he["HumanEval/120"], "US", "delete", (" \nof length k", "")),
+                              edited(he["HumanEval/108"], "US", "delete", ("first ", "")),
+                              edited(he["HumanEval/68"], "US", "delete", ("If multiple nodes with the same smallest even value are "
+                                                                          "found return the node that has smallest index.\n", "")),
+                              edited(he["HumanEval/63"], "US", "delete", ("fibfib(n) == fibfib(n-1) + fibfib(n-2) + fibfib(n-3).\n", "")),
+                              edited(lcb["lcbpub-0447"], "US", "delete", (", and if S is larger, we write S \\gt T", "")),
+                              edited(lcb["lcbpub-0591"], "US", "delete", ("\ns consists only of characters '0' and '1'.", "")))
     # a real constraint of the same tasks still passes
     v = verdict(edited(he["HumanEval/120"], "US", "delete", ("sorted ", "")))
     assert v["compliance"] == 1, v
@@ -629,14 +634,11 @@ def test_round17_us_failures_are_rejected_by_the_judge(he, mbpp, lcb):
     """Round 17 (seed 42): the superlative a suggested algorithm fixes (HumanEval/10), a bound that takes the
     input's parity with it ("[ till a given even number]"), the pointer to a listed condition, a detail of a
     "that is, ..." restatement, a condition left with nothing to test ("If the array has[ fewer than 3] elements")."""
-    for m in (edited(he["HumanEval/10"], "US", "delete", (" shortest", "")),
-              edited(mbpp["664"], "US", "delete", (" till a given even number", "")),
-              edited(lcb["lcbpub-0618"], "US", "delete", (" so that the following condition is satisfied", "")),
-              edited(lcb["lcbpub-0652"], "US", "delete", (" that satisfies all given inequalities", "")),
-              edited(lcb["lcbpub-0863"], "US", "delete", (" fewer than 3", ""))):
-        assert m.original.description != m.task.description
-        v = verdict(m)
-        assert v["constraint_deleted"] == 0 and v["compliance"] == 0, m.original.task_id
+    rejected_as_no_constraint(edited(he["HumanEval/10"], "US", "delete", (" shortest", "")),
+                              edited(mbpp["664"], "US", "delete", (" till a given even number", "")),
+                              edited(lcb["lcbpub-0618"], "US", "delete", (" so that the following condition is satisfied", "")),
+                              edited(lcb["lcbpub-0652"], "US", "delete", (" that satisfies all given inequalities", "")),
+                              edited(lcb["lcbpub-0863"], "US", "delete", (" fewer than 3", "")))
     never_deleted([(he, "HumanEval/10", "shortest"), (mbpp, "664", "even number"), (mbpp, "509", "odd number"),
                    (lcb, "lcbpub-0618", "following condition"), (lcb, "lcbpub-0652", "satisfies all given"),
                    (lcb, "lcbpub-0863", "fewer than 3")])
