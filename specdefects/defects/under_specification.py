@@ -740,6 +740,11 @@ def _sentence_deletion(desc: str, s: int, e: int) -> tuple[int, int]:
     return j, e
 
 
+def sentence_at(text: str, a: int, b: int) -> str:
+    """The sentence of ``text`` that holds ``text[a:b]`` (``a == b``: the one around that point)."""
+    return re.split(r"[.!?](?:\s|$)", text[:a])[-1] + text[a:b] + re.split(r"(?<=[.!?])(?:\s|$)", text[b:], maxsplit=1)[0]
+
+
 def ends_properly(original: str, new: str) -> bool:
     """``new`` ends as a sentence where ``original`` did, or on a line its author wrote without a full stop
     (the last sentence went after "... not nested within each other\nIgnore any spaces.")."""
@@ -1018,8 +1023,7 @@ def spoiled(task: Task, s: int, e: int, rep: str = "", category: str = "") -> st
     if _fragments(new[lo:s + len(rep) + FRAGMENT_WINDOW]) > _fragments(desc[lo:e + FRAGMENT_WINDOW]):
         # "Knowing that (a) is less then 100." -> "Knowing.", "a string of length[ n], consisting of"
         return "the text left has a fragment (a dangling word or a one-word sentence)"
-    sentence = re.split(r"[.!?](?:\s|$)", new[:s + len(rep)])[-1] + re.split(r"(?<=[.!?])(?:\s|$)",
-                                                                             new[s + len(rep):], maxsplit=1)[0]
+    sentence = sentence_at(new, s + len(rep), s + len(rep))
     if re.search(r"\bmodulo\b|\bmod\b", deleted, I) and re.search(r"\b(?:very\s+)?(?:large|big|huge)\b", sentence, I):
         # "Since the answer may be very large, return it[ modulo 10^9 + 7]." keeps a reason that leads nowhere
         return "the sentence keeps the reason for the modulus it no longer states"
@@ -1138,8 +1142,7 @@ def _spoiled_rounds_13_to_15(task: Task, s: int, e: int, rep: str, category: str
         # lcbpub-0985: "1 <= T <= 10^5" beside "The sum of (R+B) over all test cases is at most 2 x 10^5"
         return "the number of test cases is bounded by the bound on their total"
     if not re.search(r"[.!?](?:\s|$)", deleted):
-        old_sentence = re.split(r"[.!?](?:\s|$)", desc[:s])[-1] + deleted + \
-            re.split(r"(?<=[.!?])(?:\s|$)", desc[e:], maxsplit=1)[0]
+        old_sentence = sentence_at(desc, s, e)
         if re.search(r"[A-Za-z]", sentence) and len(content_words(sentence)) < 2 <= len(content_words(old_sentence)):
             # lcbpub-0004: "It is guaranteed[ that the sum of n over all test cases does not exceed 2e5]."
             return "the sentence left says nothing"
@@ -1150,7 +1153,7 @@ def rounds_16_17_failure(task: Task, s: int, e: int) -> str | None:
     """Why deleting ``description[s:e]`` is one of rounds 16's and 17's failure kinds, or None (the judge asks too)."""
     desc = task.description
     new = desc[:s] + desc[e:]
-    sentence = re.split(r"[.!?](?:\s|$)", new[:s])[-1] + re.split(r"(?<=[.!?])(?:\s|$)", new[s:], maxsplit=1)[0]
+    sentence = sentence_at(new, s, s)
     return _spoiled_rounds_16_17(task, s, e, desc[s:e], new, sentence)
 
 
