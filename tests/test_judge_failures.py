@@ -670,3 +670,58 @@ def test_round17_lv_rejections_are_not_made(he, lcb):
         for seed in range(8):
             m = mutate(lcb[task_id], "LV", seed=seed)
             assert not any(re.search(r"\bsides?\b", o.after) for o in getattr(m, "ops", [])), (task_id, seed)
+
+
+@needs_mbpp
+def test_round18_failures_are_rejected_by_the_judge(he, mbpp, lcb):
+    """Round 18 (seed 43): a typo that lands on another English word ("float" -> "flat"), "the length of" ->
+    "the size of" alone (the same precision), a separator the output template below still shows, "zero" beside
+    "positive", a parenthetical range that restates the class before it, and an input format taken with a
+    precondition of its parts. Each is rebuilt from the real task and rejected; a real typo and a real
+    constraint of the same tasks still pass."""
+    flat = edited(mbpp["370"], "SF", "typo", ("float", "flat"))
+    assert verdict(flat)["same_words"] == 0 and verdict(flat)["compliance"] == 0
+    assert verdict(edited(mbpp["370"], "SF", "typo", ("float", "flaot")))["compliance"] == 1
+    size = edited(lcb["lcbpub-0873"], "LV", "phrase", ("the length of", "the size of"))
+    assert verdict(size)["lexical_change"] == 0 and verdict(size)["compliance"] == 0
+    rejected_as_no_constraint(
+        edited(lcb["lcbpub-0210"], "US", "delete", (", separated by a space", "")),
+        edited(he["HumanEval/144"], "US", "delete",
+               ("\n\nYou can assume that x, and n are valid fractions, and do not have zero as denominator.", "")),
+        edited(he["HumanEval/144"], "US", "delete",
+               (" Both x and n, are string representation of a fraction, and have the following format,\n"
+                "<numerator>/<denominator> where both numerator and denominator are positive whole numbers.", "")),
+        edited(he["HumanEval/141"], "US", "delete", (" ('a'-'z' and 'A'-'Z')", "")))
+    never_deleted([(lcb, "lcbpub-0210", "separated by a space"), (he, "HumanEval/144", "zero as denominator"),
+                   (he, "HumanEval/144", "following format"), (he, "HumanEval/141", "('a'-'z'")])
+
+
+@needs_mbpp
+def test_round18_rejections_are_not_made(he, mbpp, lcb):
+    """No SF typo is another English word anywhere in HumanEval or MBPP; "basic algebra operations" keeps its
+    word (no "moves"); no LV mutant of lcbpub-0873 is "the size of" alone; "split on whitespace" stays."""
+    from specdefects.defects.judge import same_precision_only
+    from specdefects.defects.syntax_formatting import english_words
+
+    known = english_words()
+    typos = [(m.original.task_id, o.before, o.after)
+             for m in mutate_many(list(he.values()) + list(mbpp.values()), ("SF",), seed=0, progress=False)[0]
+             for o in m.ops if o.before.isalpha() and o.after.isalpha()]  # prose, example and label typos
+    assert len(typos) > 500, len(typos)
+    real_words = [t for t in typos if t[1].lower() in known and t[2].lower() in known]
+    assert not real_words, real_words[:5]
+    for seed in range(8):
+        assert not any("operation" in o.before for o in mutate(he["HumanEval/160"], "LV", seed=seed).ops), seed
+        assert not any(o.before == "split" for o in mutate(he["HumanEval/125"], "LV", seed=seed).ops), seed
+        m = mutate(lcb["lcbpub-0873"], "LV", seed=seed)
+        assert not (isinstance(m, Mutant) and same_precision_only(m)), (seed, m.ops)
+
+
+def test_a_list_of_conditions_gives_one_bullet_to_delete(he):
+    """HumanEval/141's conditions are a bulleted list with wrapped lines: one whole bullet goes (its 'and' bullet
+    and the restating range never do), and the judge accepts it."""
+    for seed in range(4):
+        m = mutate(he["HumanEval/141"], "US", seed=seed)
+        gone = [o.before for o in m.ops if o.kind == "delete"]
+        assert len(gone) == 1 and gone[0].lstrip("\n").startswith("- ") and " and " not in gone[0], gone
+        assert judge_rules(m)["compliance"] == 1, judge_rules(m)

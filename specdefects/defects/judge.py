@@ -40,7 +40,8 @@ from ..records import Mutant
 from ..registry import defect_types, resolve
 from ._common import ident_words
 from .lexical_vagueness import task_identifiers
-from .lexicon import IDENT_FRAME, WEAK_TERMS, weak_rename
+from .syntax_formatting import english_words
+from .lexicon import IDENT_FRAME, WEAK_PHRASES, WEAK_TERMS, weak_rename
 from .under_specification import (
     LEANS_BACK,
     RATIONALE,
@@ -149,13 +150,14 @@ def _replaced_word(op) -> str:
 
 def same_precision_only(m: Mutant) -> bool:
     """True when every lexical change of an LV mutant keeps the same precision (elements -> items,
-    contains -> includes, checkArray -> checkSeq, solve -> handle; :data:`lexicon.WEAK_TERMS`,
+    contains -> includes, checkArray -> checkSeq, solve -> handle; :data:`lexicon.WEAK_TERMS`, ``WEAK_PHRASES``,
     :func:`lexicon.weak_rename`): nothing task-relevant got vaguer."""
     lexical = [op for op in m.ops if op.kind in ("synonym", "verb", "phrase", "rename", "code_rename", "llm_edit")]
     if not lexical:
         return False
     for op in lexical:
-        if op.kind in ("phrase", "llm_edit"):
+        if op.kind == "llm_edit" or op.kind == "phrase" and not any(
+                re.fullmatch(p, op.before.strip(), flags=re.I) for p in WEAK_PHRASES):
             return False
         if op.kind in ("synonym", "verb") and _replaced_word(op) not in WEAK_TERMS:
             return False
@@ -209,6 +211,11 @@ def lv_compliance(m: Mutant) -> dict[str, int]:
             "compliance": int(lexical and no_deletion and same_meaning)}
 
 
+def _real_word_error(before: str, after: str) -> bool:
+    known = english_words()
+    return before != after and before in known and after in known
+
+
 def sf_compliance(m: Mutant) -> dict[str, int]:
     o, n = m.original.description, m.task.description
     changed = int(o != n)
@@ -223,8 +230,10 @@ def sf_compliance(m: Mutant) -> dict[str, int]:
                 continue
             if tag != "replace" or (i2 - i1) != (j2 - j1):
                 ok = "".join(a[i1:i2]) == "".join(b[j1:j2])  # words split/joined by whitespace edits
-            else:  # a typo keeps a word recognisable: a one- or two-letter word replaced is another word
-                ok = all(_edit_distance(x, y) <= 2 and min(len(x), len(y)) >= 3 for x, y in zip(a[i1:i2], b[j1:j2]))
+            else:  # a typo keeps a word recognisable: a one- or two-letter word replaced is another word,
+                # and so is an English word typed as another one ("float" -> "flat")
+                ok = all(_edit_distance(x, y) <= 2 and min(len(x), len(y)) >= 3 and not _real_word_error(x, y)
+                         for x, y in zip(a[i1:i2], b[j1:j2]))
             if not ok:
                 break
         same = ok

@@ -55,6 +55,7 @@ from .lexicon import (
     IDENT_PARTS,
     PHRASES,
     WEAK_IDENT_PARTS,
+    WEAK_PHRASES,
     WEAK_TERMS,
     WHOLE_NAMES,
     weak_rename,
@@ -81,6 +82,9 @@ SENSE_GUARDS = {  # word -> what may not follow it (the word then means somethin
     "numbers": re.compile(r"\s+of\b|,[^.;]*?\bof\b"),
     # "Road i has a length of C_i" -> "a size of" reads wrong ("the length of" is a phrase of its own)
     "length": re.compile(r"\s+of\b"),
+    # "split on whitespace", "split by commas": a delimiter's split, which "divide on whitespace" does not say
+    # (round 18, HumanEval/125)
+    "split": re.compile(r"\s+(?:on|by|at)\b", re.I), "splits": re.compile(r"\s+(?:on|by|at)\b", re.I),
     "swap": re.compile(r"\s+(?:the\s+)?case\b", re.I), "swaps": re.compile(r"\s+(?:the\s+)?case\b", re.I),
     "value": re.compile(r"\s+of\s+(?:the\s+)?(?:key|keys)\b"),
     # "the coordinate plane", "the coordinate axes": a term of geometry; "a product of" is a multiplication
@@ -123,9 +127,12 @@ SENSE_GUARDS_BEFORE = {  # word -> what may not precede it ("blank spaces" would
     # "the Fib4 number sequence", "the Fibonacci sequence": a named sequence is a term of its own;
     # "in sequence" means in order, not a container
     "sequence": re.compile(r"\b(?:number|integer|fibonacci|arithmetic|geometric|[a-z]+\d+|in)\s+$", re.I),
-    # "the bitwise AND operation" is the operator itself
-    "operation": re.compile(r"\b(?:and|or|xor|not|bitwise|shift|modulo)\s+$", re.I),
-    "operations": re.compile(r"\b(?:and|or|xor|not|bitwise|shift|modulo)\s+$", re.I),
+    # "the bitwise AND operation" is the operator itself; "basic algebra operations" are the arithmetic operators,
+    # which no step or move stands for (round 18, HumanEval/160)
+    "operation": re.compile(r"\b(?:and|or|xor|not|bitwise|shift|modulo|algebra|algebraic|arithmetic|math|"
+                            r"mathematical|matrix|set)\s+$", re.I),
+    "operations": re.compile(r"\b(?:and|or|xor|not|bitwise|shift|modulo|algebra|algebraic|arithmetic|math|"
+                             r"mathematical|matrix|set)\s+$", re.I),
     # "a binary string" is a term of its own ("binary texts" reads wrong)
     "string": re.compile(r"\b(?:binary|bit|ternary|decimal)\s+$|indexed\s+$", re.I),
     "strings": re.compile(r"\b(?:binary|bit|ternary|decimal)\s+$|indexed\s+$", re.I),
@@ -400,7 +407,7 @@ def strong(group) -> bool:
     elements -> items or checkArray -> checkSeq, nor an annotation)."""
     tag, g = group
     if tag == "text":
-        return g[0] == "phrase" or g[1] not in WEAK_TERMS
+        return g[1] not in (WEAK_PHRASES if g[0] == "phrase" else WEAK_TERMS)
     if tag == "ren":
         return not weak_rename(ident_words(g[1]), ident_words(g[2]))
     return False

@@ -31,6 +31,8 @@ DOMAIN_TERMS: dict[str, tuple[str, ...]] = {
     # not "group" for an array: "integer group", "circularly sorted group" read wrong
     "array": ("sequence", "collection", "series"), "arrays": ("sequences", "collections", "series"),
     "tuple": ("group",), "tuples": ("groups",),
+    # "all triples of non-negative integers (x,y,z)": the size the word said is still in the shown (x,y,z)
+    "triple": ("group",), "triples": ("groups",),
     "dictionaries": ("mappings",),
     "matrix": ("grid", "table"), "matrices": ("grids", "tables"),
     "sublist": ("part", "portion", "stretch"), "sublists": ("parts", "portions"),
@@ -250,7 +252,8 @@ IDENT_PARTS: dict[str, tuple[str, ...]] = {
     "array": ("seq", "data", "items"), "arr": ("seq", "data", "items"), "nums": ("vals", "items", "data"),
     "numbers": ("values", "items", "data"), "number": ("value", "x", "item"), "num": ("val", "x", "item"),
     "string": ("s", "data", "content"), "strings": ("texts", "items"), "str": ("data", "content"),
-    "substring": ("piece", "part", "bit"), "substr": ("piece", "part", "bit"),
+    # not "bit": sift_by_bit reads as a binary digit (round 18, HumanEval/7)
+    "substring": ("piece", "part"), "substr": ("piece", "part"),
     "char": ("symbol", "mark"), "chars": ("symbols", "marks"), "character": ("symbol", "mark"),
     "characters": ("symbols", "marks"), "word": ("term", "token"), "words": ("terms", "tokens"),
     "sentence": ("text", "passage"), "delimeter": ("filler", "spacer", "marker"),
@@ -291,7 +294,9 @@ IDENT_PARTS: dict[str, tuple[str, ...]] = {
 # the mutator needs at least one other group and the judge rejects a mutant with only these.
 WEAK_TERMS = frozenset("element elements contain contains represent represents representing appear appears "
                        "remove removes removing delete deletes deleting append appends appending "
-                       "occur occurs consecutive convert converts converting verify verifies".split())
+                       "occur occurs consecutive convert converts converting verify verifies length lengths".split())
+# Phrases whose rewrite is the same kind of swap ("the length of" -> "the size of": round 18, lcbpub-0873)
+WEAK_PHRASES = frozenset({r"the length of"})
 WEAK_IDENT_PARTS = frozenset("list lst lists array arr nums numbers number num elements element elem str string sum sums "
                              "strings tuple tuples tup dict dictionary res result val value values txt text idx "
                              "index len length remove delete generate create convert shift operation operations".split())

@@ -499,6 +499,8 @@ def candidates(desc: str) -> list[tuple[str, int, int, int]]:
     # a Constraints line the statement's prose already says ("each cell holds an integer between 1 and 9")
     out += [c for c in _constraint_lines(desc) if not _bound_in_prose(desc[c[2]:c[3]], prose)]
     out += [c for c in _listed_lines(desc) if not overlaps(c[2:], examples)]
+    if not FORMAL_SECTION.search(desc):  # a contest statement's lists are left to its constraint lines
+        out += [c for c in _bulleted_conditions(desc) if not overlaps(c[2:], examples)]
     sents = [sp for sp in _sentences(desc) if not overlaps(sp, examples)]
     if FORMAL_SECTION.search(desc):
         # a contest statement defines its terms in sentences that later ones lean on ("An index i is
@@ -716,6 +718,33 @@ def _listed_lines(desc: str) -> list[tuple[str, int, int, int]]:
         else:
             i += 1
     return out
+
+
+BULLET = re.compile(r"^[ \t]*[-*•][ \t]+\S", re.M)
+CONDITIONS_LEAD = re.compile(r"\b(?:all|each|every|any)\s+(?:of\s+)?(?:the\s+)?following\s+(?:conditions?|rules?|"
+                             r"requirements?|criteria)\b[^\n]*(?:\n[^\n-]*)?:[ \t]*$", re.M | I)
+
+
+def _bulleted_conditions(desc: str) -> list[tuple[str, int, int, int]]:
+    """Each bullet of a list of conditions ("valid if and only if all the following conditions are met:\n- There
+    should not be more than three digits ...\n- ..."), a bullet running on over wrapped lines: each one is a
+    constraint of its own, however long its lines (HumanEval/141; ``_listed_lines`` takes short entries only)."""
+    lead = CONDITIONS_LEAD.search(desc)
+    if not lead:
+        return []
+    starts = []
+    pos = lead.end() + 1
+    for line in desc[pos:].split("\n"):
+        if BULLET.match(line):
+            starts.append(pos)
+        elif not line.strip() or EXAMPLE_BLOCK.match(line) or not starts:
+            break
+        pos += len(line) + 1
+    if len(starts) < 2:
+        return []
+    end = min(pos - 1, len(desc))  # the last bullet's end, before its newline
+    out = [("formula", 1, a, b) for a, b in zip(starts, starts[1:])]
+    return out + [("formula", 1, starts[-1] - 1, end)]  # the last bullet takes the newline before it
 
 
 def _sentence_deletion(desc: str, s: int, e: int) -> tuple[int, int]:
@@ -1150,7 +1179,7 @@ def _spoiled_rounds_13_to_15(task: Task, s: int, e: int, rep: str, category: str
 
 
 def rounds_16_17_failure(task: Task, s: int, e: int) -> str | None:
-    """Why deleting ``description[s:e]`` is one of rounds 16's and 17's failure kinds, or None (the judge asks too)."""
+    """Why deleting ``description[s:e]`` is one of rounds 16's to 18's failure kinds, or None (the judge asks too)."""
     desc = task.description
     new = desc[:s] + desc[e:]
     sentence = sentence_at(new, s, s)
@@ -1158,7 +1187,7 @@ def rounds_16_17_failure(task: Task, s: int, e: int) -> str | None:
 
 
 def _spoiled_rounds_16_17(task: Task, s: int, e: int, deleted: str, new: str, sentence: str) -> str | None:
-    """Rounds 16's and 17's failure kinds (each with its real example in the tests)."""
+    """Rounds 16's to 18's failure kinds (each with its real example in the tests)."""
     desc = task.description
     size = re.search(r"\bof\s+(?:size|length)\s+([a-zA-Z])(?![\w'\"\[(])", deleted)
     if size and re.search(r"(?<![\w'\"])" + size.group(1) + r"\s+(?:(?!(?:and|or)\b)[\w-]+\s+)?(?:numbers|integers|"
@@ -1220,6 +1249,26 @@ def _spoiled_rounds_16_17(task: Task, s: int, e: int, deleted: str, new: str, se
     if SUPERLATIVE.fullmatch(deleted.strip()) and re.search(r"\balgorithm\b|\bidea\b", desc[e:], I):
         # HumanEval/10: "Find the[ shortest] palindrome ... Algorithm idea is simple: ..." fixes which one
         return "the suggested algorithm still fixes which one"
+    # --- round 18
+    if re.search(r"\b(?:separated\s+by\s+(?:a\s+|single\s+|one\s+)*(?:spaces?|blanks?|commas?|newlines?)|"
+                 r"(?:space|comma|newline)[- ]separated)\b", deleted, I) and \
+            re.search(r"\bin\s+the\s+following\s+format\b|\bas\s+follows\b", sentence, I):
+        # lcbpub-0210: "in the following format[, separated by a space].\nm M": the template shows the layout
+        return "the format template below still shows the separator"
+    if re.search(r"\bzero\b", deleted, I) and re.search(r"\b(?:not|no|never|non)\b", deleted, I) and \
+            re.search(r"\bpositive\b", new, I):
+        # HumanEval/144: "[and do not have zero as denominator]" beside "denominator are positive whole numbers"
+        return "the rest still says positive, which excludes zero"
+    if re.search(r"\bfollowing\s+format\b", deleted, I) and re.search(r"\b" + PRECONDITION_WORDS, deleted, I):
+        # HumanEval/144: "have the following format, <numerator>/<denominator> where both ... are positive whole
+        # numbers": the input's format and a precondition of its parts
+        return "the input's format and a precondition of its parts: two constraints"
+    if re.fullmatch(r"\s*\((?:\s*(?:and|or|,)?\s*['\"][^'\"]{1,3}['\"]\s*(?:-|to|through|\.\.)\s*['\"][^'\"]{1,3}['\"])+"
+                    r"\s*\)\s*", deleted, I) and \
+            re.search(r"\b(?:alphab?p?ets?|letters?|digits?|numerals?|characters?|lower\s*case|upper\s*case)\s*$",
+                      desc[:s], I):
+        # HumanEval/141: "a letter from the latin alphapet[ ('a'-'z' and 'A'-'Z')]": the range restates the class
+        return "a parenthetical range that only restates the class of characters before it"
     return None
 
 
