@@ -386,7 +386,10 @@ def test_round11_us_failures_are_refused(he, mbpp, lcb):
             assert isinstance(m, NotApplicable) or text in m.task.description, (task.task_id, seed)
 
     for seed in range(4):  # the superlative never goes alone (round 14 may delete the whole weight condition)
-        left = mutate(he["HumanEval/72"], "US", seed=seed).task.description
+        m = mutate(he["HumanEval/72"], "US", seed=seed)
+        if not isinstance(m, Mutant):
+            continue  # since round 19 no deletion of HumanEval/72 is safe: "it's unbalanced" in an example
+        left = m.task.description
         assert "maximum possible weight w" in left or "weight" not in left, left
     kept(he["HumanEval/130"], "Tribonacci sequence is defined by the recurrence:")
     kept(he["HumanEval/109"], "Your task is to determine if")
@@ -725,3 +728,42 @@ def test_a_list_of_conditions_gives_one_bullet_to_delete(he):
         gone = [o.before for o in m.ops if o.kind == "delete"]
         assert len(gone) == 1 and gone[0].lstrip("\n").startswith("- ") and " and " not in gone[0], gone
         assert judge_rules(m)["compliance"] == 1, judge_rules(m)
+
+
+@needs_mbpp
+def test_round19_us_failures_are_rejected_by_the_judge(he, mbpp, lcb):
+    """Round 19 (seed 44): a condition of two parts, the restriction of a negated statement, a blanket "Note: you
+    may assume the input is always valid", a predicate or superlative an example's explanation still says
+    ("it's unbalanced", "the larger multiple"), a word whose opposite stays in the sentence, a bare "as number",
+    a size the prose gives ("grid of size 3 x 3"), "either 0 or 1" beside "binary array", an index range "Print q
+    lines" already bounds, and a purpose clause that is the objective. Each is rebuilt from the real task and
+    rejected; a bound stated as "such that amax-amin<=k" still passes."""
+    cases = [(he, "HumanEval/142", " if its index is a multiple of 4 and not a multiple of 3"),
+             (he, "HumanEval/142", " whose indexes are not a multiple of 3 or 4"),
+             (he, "HumanEval/77", "\nNote: you may assume the input is always valid."),
+             (he, "HumanEval/72", "it's balanced (it is a palindromic list) and "),
+             (mbpp, "229", "negative "), (mbpp, "556", "an odd "),
+             (lcb, "lcbpub-0083", "largest "), (lcb, "lcbpub-0496", "grid.length == 3\n"),
+             (lcb, "lcbpub-0496", " so that the matrix has a 2 x 2 square where all cells are of the same color"),
+             (lcb, "lcbpub-0470", "\nnums[i] is either 0 or 1."), (lcb, "lcbpub-0936", " (1 \\le j \\le q)")]
+    rejected_as_no_constraint(*(edited(tasks[task_id], "US", "delete", (gone, "")) for tasks, task_id, gone in cases))
+    never_deleted([(tasks, task_id, gone.strip()) for tasks, task_id, gone in cases])
+    assert verdict(edited(mbpp["702"], "US", "delete", (" such that amax-amin<=k", "")))["compliance"] == 1
+    for seed in range(8):  # starts_one_ends less "start or end with 1" is no name "one"
+        m = mutate(he["HumanEval/83"], "US", seed=seed)
+        assert not isinstance(m, Mutant) or m.task.entry_point != "one", (seed, m.task.entry_point)
+
+
+@needs_mbpp
+def test_round19_lv_rejections_are_not_made(he, lcb):
+    """Round 19's LV rejections: books -> volumes (as precise), the origin -> the starting point (loses (0, 0)),
+    a key built of digits -> a name, "takes n as a setting", "only letters and gaps"."""
+    banned = {"lcbpub-0268": r"\bvolumes?\b", "lcbpub-0721": r"starting point", "lcbpub-0282": r"starting point",
+              "lcbpub-0695": r"\bnames?\b", "HumanEval/117": r"\bgaps?\b"}
+    tasks = {**lcb, **he}
+    for task_id, pattern in banned.items():
+        for seed in range(8):
+            m = mutate(tasks[task_id], "LV", seed=seed)
+            assert not any(re.search(pattern, o.after) for o in getattr(m, "ops", [])), (task_id, seed, m.ops)
+    for m in mutate_many(list(he.values()), ("LV",), seed=0, progress=False)[0]:
+        assert not any(re.search(r"\bsettings?\b", o.after) for o in m.ops), m.original.task_id

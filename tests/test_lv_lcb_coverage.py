@@ -117,11 +117,12 @@ def test_story_word_of_a_skipped_task_is_blurred(lcb, task_id, words):
 
 
 @pytest.mark.parametrize("task_id, phrase", [
-    ("lcbpub-0203", "from the left"), ("lcbpub-0721", "the origin"), ("lcbpub-0207", "clockwise order"),
+    # (not "the origin" since round 19: "the starting point" loses that it is (0, 0))
+    ("lcbpub-0203", "from the left"), ("lcbpub-0207", "clockwise order"),
     ("lcbpub-0226", "to the right of"), ("lcbpub-0560", "the Gregorian calendar"),
 ])
 def test_a_phrase_is_said_more_loosely(lcb, task_id, phrase):
-    """A statement whose only precise wording is a phrase (which end a count starts from, where the origin is,
+    """A statement whose only precise wording is a phrase (which end a count starts from,
     which way round) gets it said more loosely in every mention, and the judge accepts the mutant."""
     task = lcb[task_id]
     for seed in SEEDS:

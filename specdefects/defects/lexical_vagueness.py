@@ -145,6 +145,11 @@ SENSE_GUARDS_BEFORE = {  # word -> what may not precede it ("blank spaces" would
     "coordinates": re.compile(r"\b(?:polar|rectangular|cartesian|spherical|cylindrical|hexagon|point|lattice|integer|"
                               r"[xyz])\s+$", re.I),
     "points": re.compile(r"\b(?:decimal|floating)\s+$", re.I),  # "rounded to 2 decimal points"
+    # "the Euclidean distance", "the Manhattan distance": a metric of its own ("Euclidean gap" says nothing)
+    "distance": re.compile(r"\b(?:euclidean|manhattan|hamming|edit|chebyshev|levenshtein|taxicab|graph|shortest|"
+                           r"travel|digit|shift)\s+$", re.I),
+    "distances": re.compile(r"\b(?:euclidean|manhattan|hamming|edit|chebyshev|levenshtein|taxicab|graph|shortest|"
+                            r"travel|digit|shift)\s+$", re.I),
     "keys": re.compile(r"\b(?:white|black|piano)\s+$", re.I), "key": re.compile(r"\b(?:white|black|piano)\s+$", re.I),
 }
 # a noun before "prefix" makes a compound ("a string prefix"): "a string front part" is no noun phrase
@@ -168,7 +173,9 @@ GEOMETRY_CONTEXT = re.compile(r"\b(?:plane|straight\s+line|coordinates?|segments
                               re.I)
 SCORE_CONTEXT = re.compile(r"\b(?:scored?|scores|earns?|earned|gains?|gained|awards?|awarded|wins?|points?\s+(?:for|each|per))\b",
                            re.I)
-NUMBERED_NEXT = re.compile(r"[ \t]+(?:(?![aAI]\b)[A-Za-z](?:_\w+|_\{[^}\n]*\})?|\d+|[A-Z]\+\d+)(?![\w'])")
+# "vertex i", "Road 3", and "point (c, d)" after "to", which is no infinitive there
+NUMBERED_NEXT = re.compile(r"[ \t]+(?:(?![aAI]\b)[A-Za-z](?:_\w+|_\{[^}\n]*\})?|\d+|[A-Z]\+\d+|"
+                           r"\([\w{}+-]{1,8}(?:,\s*[\w{}+-]{1,8})+\))(?![\w'])")
 VERB_NOUNS = frozenset("list lists sum sums number numbers string strings key keys".split())  # "Sum A_i over ..."
 
 
@@ -192,6 +199,8 @@ def _lexical_groups(desc: str, prot, names: frozenset[str] = frozenset()) -> lis
             continue  # a product is a multiplication unless the statement sells things
         if lw in ("point", "points") and (not GEOMETRY_CONTEXT.search(desc) or SCORE_CONTEXT.search(desc)):
             continue  # "earn S points", "the match point": a point of geometry only
+        if lw in ("distance", "distances") and GRAPH_CONTEXT.search(desc):
+            continue  # a graph's distance counts edges on a shortest path: "the gap between vertex v and ..." is wrong
         if lw in ("edge", "edges") and not GRAPH_CONTEXT.search(desc):
             continue  # a grid cell's or a shape's edge is no graph's edge: "adjacent by a link" takes the other sense
         kind_of = INTEGER_KIND.search(desc[max(0, m.start() - 40):m.start()]) if lw in ("sequence", "sequences") else None

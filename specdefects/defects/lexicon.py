@@ -53,7 +53,8 @@ DOMAIN_TERMS: dict[str, tuple[str, ...]] = {
     "character": ("symbol",), "characters": ("symbols",),
     "word": ("term", "token"), "words": ("terms", "tokens"),
     "sentence": ("text", "passage"), "sentences": ("texts", "passages"),
-    "whitespace": ("blank", "gap", "blank space"), "spaces": ("blanks", "gaps"),
+    # not "gap": "only letters and gaps" reads wrong (round 19, HumanEval/117)
+    "whitespace": ("blank", "blank space"), "spaces": ("blanks",),
     "delimiter": ("separator", "marker", "divider"), "delimiters": ("separators", "markers", "dividers"),
     "delimeter": ("filler", "spacer", "marker"),
     "prefix": ("leading part", "front part"), "prefixes": ("leading parts", "front parts"),
@@ -64,7 +65,8 @@ DOMAIN_TERMS: dict[str, tuple[str, ...]] = {
     # not "position": "the first place of an element" reads as a ranking
     "length": ("size",), "lengths": ("sizes",),
     "occurrence": ("instance", "appearance"), "occurrences": ("instances", "appearances"),
-    "key": ("label", "tag", "name"), "keys": ("labels", "tags", "names"),
+    # not "name": a number built as a key is no name (round 19, lcbpub-0695)
+    "key": ("label", "tag"), "keys": ("labels", "tags"),
     # graphs, grids, misc
     "node": ("point",), "nodes": ("points",), "vertex": ("point",), "vertices": ("points",),
     # LiveCodeBench's own nouns ("a sequence A=(A_1,...,A_N)", "adjacent cells")
@@ -82,6 +84,8 @@ DOMAIN_TERMS: dict[str, tuple[str, ...]] = {
     "query": ("request",), "queries": ("requests",),
     # not "square": a grid's square is its cell, as precise (round 12, lcbpub-0993)
     "cell": ("spot", "place"), "cells": ("spots", "places"),
+    # how far apart, said loosely; never a named metric (see lexical_vagueness.SENSE_GUARDS_BEFORE)
+    "distance": ("gap", "separation"), "distances": ("gaps", "separations"),
     "interval": ("span", "stretch", "window"), "intervals": ("spans", "stretches", "windows"),
     # the places, routes and things of AtCoder stories: each broader word still names the same thing in the
     # story ("Road i connects cities A_i and B_i" -> "Route i connects locations A_i and B_i"), never a number
@@ -98,7 +102,7 @@ DOMAIN_TERMS: dict[str, tuple[str, ...]] = {
     "box": ("container", "package"), "boxes": ("containers", "packages"),
     "product": ("item", "article"), "products": ("items", "goods", "articles"),
     "boolean": ("flag", "yes/no answer", "truth value"), "booleans": ("flags", "truth values"),
-    "parameter": ("input", "setting"), "parameters": ("inputs", "settings"),
+    "parameter": ("input",), "parameters": ("inputs",),  # not "setting": "takes n as a setting" (round 19)
     "argument": ("input",), "arguments": ("inputs",),
     # the creatures, foods and workers of a story, each named by a broader word that stays true of it ("the
     # i-th slime from the left" -> "the i-th creature from the left"), and a solid said more loosely (a cuboid
@@ -132,7 +136,8 @@ DOMAIN_TERMS: dict[str, tuple[str, ...]] = {
     "rating": ("level", "standing"), "subsidy": ("allowance", "payment"),
     "stage": ("part", "step"), "stages": ("parts", "steps"),
     "song": ("piece", "item"), "songs": ("pieces", "items"),
-    "book": ("volume", "title"), "books": ("volumes", "titles"), "giant": ("figure",), "giants": ("figures",),
+    # not "volume": as precise as "book" (round 19, lcbpub-0268)
+    "book": ("item", "title"), "books": ("items", "titles"), "giant": ("figure",), "giants": ("figures",),
     "takoyaki": ("food", "snacks"),
     # a point of geometry only (lexical_vagueness.GEOMETRY_CONTEXT), never a score's points
     "point": ("spot", "location"), "points": ("spots", "locations"),
@@ -228,9 +233,9 @@ PHRASES: dict[str, tuple[str, ...]] = {
     r"the number of times": ("how often",),
     # an area or a volume is one size of a shape
     r"the area of": ("the size of", "the extent of"), r"the volume of": ("the size of", "the bulk of"),
-    # which end a count starts from ("the i-th slime from the left"), which point is the origin
+    # which end a count starts from ("the i-th slime from the left"); not "the origin": "the starting point" loses
+    # that it is (0, 0) (round 19, lcbpub-0721)
     r"from the left": ("from one end", "from one side"), r"from the top": ("from one side", "from one edge"),
-    r"the origin": ("the centre", "the starting point"),
     # which way round, which side, on which surface (not "adjacent horizontally" -> "next to each other", which
     # drops a constraint, nor a story's setting, "roulette", which the statement defines: round 17)
     r"clockwise order": ("circular order",), r"to the right of": ("next to", "beside"),

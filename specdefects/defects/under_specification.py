@@ -903,6 +903,8 @@ def neutral_name(task: Task, deleted: str, rest: str = "") -> str | None:
     ends = ident_words(new)
     if not ends or {ends[0], ends[-1]} & NAME_LINK_WORDS:
         return None  # octal_To, all_Bits_Set_In_The_Given: a name that breaks off
+    if set(ends) <= set(NUMBER_NAMES) or any(w.isdigit() for w in ends[:1]):
+        return None  # starts_one_ends less "start" and "end" is "one", which says nothing (round 19, HumanEval/83)
     if len(new) < 3 or not new.isidentifier() or new.lower() in GENERIC_NAME_WORDS or \
             _still_named(deleted, _name_parts(new)):
         return None
@@ -1179,7 +1181,7 @@ def _spoiled_rounds_13_to_15(task: Task, s: int, e: int, rep: str, category: str
 
 
 def rounds_16_17_failure(task: Task, s: int, e: int) -> str | None:
-    """Why deleting ``description[s:e]`` is one of rounds 16's to 18's failure kinds, or None (the judge asks too)."""
+    """Why deleting ``description[s:e]`` is one of rounds 16's to 19's failure kinds, or None (the judge asks too)."""
     desc = task.description
     new = desc[:s] + desc[e:]
     sentence = sentence_at(new, s, s)
@@ -1187,7 +1189,7 @@ def rounds_16_17_failure(task: Task, s: int, e: int) -> str | None:
 
 
 def _spoiled_rounds_16_17(task: Task, s: int, e: int, deleted: str, new: str, sentence: str) -> str | None:
-    """Rounds 16's to 18's failure kinds (each with its real example in the tests)."""
+    """Rounds 16's to 19's failure kinds (each with its real example in the tests)."""
     desc = task.description
     size = re.search(r"\bof\s+(?:size|length)\s+([a-zA-Z])(?![\w'\"\[(])", deleted)
     if size and re.search(r"(?<![\w'\"])" + size.group(1) + r"\s+(?:(?!(?:and|or)\b)[\w-]+\s+)?(?:numbers|integers|"
@@ -1269,6 +1271,83 @@ def _spoiled_rounds_16_17(task: Task, s: int, e: int, deleted: str, new: str, se
                       desc[:s], I):
         # HumanEval/141: "a letter from the latin alphapet[ ('a'-'z' and 'A'-'Z')]": the range restates the class
         return "a parenthetical range that only restates the class of characters before it"
+    # --- round 19
+    if BLANKET_VALIDITY.search(deleted):
+        # HumanEval/77: "[Note: you may assume the input is always valid.]" (HumanEval/97's kind, for the judge too)
+        return "a blanket 'the input is valid' assumption, which constrains no answer"
+    if re.match(r",?\s*(?:if|when|whenever|unless|where|whose)\b", deleted, I) and \
+            re.search(r"\band\s+(?:not|is|are|has|have|does|do|its|it)\b", deleted, I):
+        # HumanEval/142: "will cube the integer entry[ if its index is a multiple of 4 and not a multiple of 3]"
+        return "a condition of two parts joined by 'and' (two constraints)"
+    if re.match(r",?\s*(?:so\s+that|such\s+that|in\s+order\s+to)\b", deleted, I) and \
+            not re.search(r"<|>|=|\\(?:le|leq|lt|ge|geq|gt|neq)\b|≤|≥", deleted):
+        # lcbpub-0496: "change the color of at most one cell[ so that the matrix has a 2 x 2 square ...]"; lcbpub-0133:
+        # "rearrange[ such that the new string contains "leet"]": the purpose is the objective, not one constraint
+        return "a purpose clause, which is the objective (or a whole definition)"
+    if re.match(r",?\s*(?:whose|that|which|where)\b", deleted, I) and \
+            re.search(r"\b(?:not|never|no)\b[^.;:!?]*$", desc[:s], I):
+        # HumanEval/142: "The function will not change the entries[ whose indexes are not a multiple of 3 or 4]":
+        # a negated statement loses what it was restricted to and says the opposite ("will not change the entries")
+        return "the restriction of a negated statement, which then says the opposite"
+    said = _said_in_examples(task, deleted)
+    if said:
+        # HumanEval/72: "will fly if[ it's balanced ...] and ..." beside "# ... but it's unbalanced."; lcbpub-0083:
+        # "the[ largest] multiple is chosen" beside Example 2's "the larger multiple, 20, is chosen"
+        return f"an example's explanation still says it ('{said}')"
+    word = re.fullmatch(r"\s*([a-z]+)\s*", deleted, I)
+    if word and word.group(1).lower() in ANTONYM and \
+            re.search(r"\b" + ANTONYM[word.group(1).lower()] + r"\b", sentence, I):
+        # mbpp/229: "so that all[ negative] elements appear before positive ones": the contrast still says it
+        return f"its opposite ('{ANTONYM[word.group(1).lower()]}') is still in the sentence"
+    if re.match(r"\s*(?:an?|the)\s+[\w-]+\s*$", deleted, I) and \
+            re.match(r"(?:number|integer|string|list|array|element|value|word|character|digit|tuple|matrix)\b", desc[e:], I) \
+            and re.search(r"\b(?:as|is|be|of|to|with)\s*$", desc[:s], I):
+        # mbpp/556: "count the pairs with xor as[ an odd] number": a bare singular noun is left with no article
+        return "a singular noun is left with no article"
+    length = re.fullmatch(r"\s*(\w+)(?:\[i\])?\.length\s*==\s*(\w+)\s*", deleted)
+    if length and re.search(r"\b(?:size|length)\s+" + re.escape(length.group(2)) + r"\b|\b" +
+                            re.escape(length.group(2)) + r"\s*[x×*]\s*" + re.escape(length.group(2)) + r"\b", new):
+        # lcbpub-0496: "grid.length == 3" beside "a 2D matrix grid of size 3 x 3"
+        return "the statement still gives the size"
+    if re.search(r"\b(?:is\s+)?either\s+0\s+or\s+1\b|\b(?:is\s+)?0\s+or\s+1\b", deleted) and \
+            re.search(r"\bbinary\s+(?:array|string|sequence|list|matrix|grid|number)", new, I):
+        # lcbpub-0470: "nums[i] is either 0 or 1." beside "You are given a binary array nums"
+        return "the rest still says binary, which is what 0 or 1 means"
+    index = re.fullmatch(r"\s*\(\s*1\s*\\?(?:le|leq|<=|≤)\s*([a-z])\s*\\?(?:le|leq|<=|≤)\s*([A-Za-z]\w*)\s*\)\s*", deleted)
+    if index and re.search(r"\b" + index.group(1) + r"-th\b", sentence) and \
+            re.search(r"\b" + re.escape(index.group(2)) + r"\s+(?:lines|queries|times|numbers|values|integers)\b", new):
+        # lcbpub-0936: "Print q lines. The j-th line[ (1 \le j \le q)] should contain ...": the range restates it
+        return "an index range the rest already bounds"
+    return None
+
+
+# a word whose opposite in the same sentence still says which side is meant ("all[ negative] elements before
+# positive ones")
+ANTONYM = {"negative": "positive", "positive": "negative", "odd": "even", "even": "odd", "lower": "upper",
+           "upper": "lower", "lowercase": "uppercase", "uppercase": "lowercase", "smallest": "largest",
+           "largest": "smallest", "minimum": "maximum", "maximum": "minimum", "ascending": "descending",
+           "descending": "ascending", "increasing": "decreasing", "decreasing": "increasing", "left": "right",
+           "right": "left", "first": "last", "last": "first"}
+COMPARATIVE = {"largest": "larger", "smallest": "smaller", "greatest": "greater", "highest": "higher",
+               "lowest": "lower", "longest": "longer", "shortest": "shorter", "biggest": "bigger",
+               "earliest": "earlier", "latest": "later"}
+
+
+def _said_in_examples(task: Task, deleted: str) -> str | None:
+    """The predicate adjective of a deleted condition ("it's balanced") or a deleted superlative ("largest") that an
+    example's explanation still says, in any form ("it's unbalanced", "the larger multiple")."""
+    text = _explanations(task)
+    if not text:
+        return None
+    pred = re.search(r"\b(?:it's|it\s+is|is|are)\s+([a-z]{5,})\b", deleted, I)
+    if pred and pred.group(1).lower() not in STOP and \
+            re.search(r"\b(?:un|non-?|in)?" + re.escape(pred.group(1).lower()) + r"\b", text):
+        return pred.group(1).lower()
+    sup = re.fullmatch(r"\s*([a-z]+)\s*", deleted, I)
+    if sup and sup.group(1).lower() in COMPARATIVE:
+        w = sup.group(1).lower()
+        if re.search(rf"\b(?:{w}|{COMPARATIVE[w]})\b", text):
+            return w
     return None
 
 
@@ -1282,6 +1361,15 @@ EXPLANATION = re.compile(r"\bexplanation\s*:?(.*(?:\n(?![ \t]*\n|[ \t]*(?:exampl
                          r"#(?!\s*include)([^\n]*)", I)
 
 
+def _explanations(task: Task) -> str:
+    """What the examples say in words (lower case): their "Explanation:" paragraphs and comments, in the
+    description or after it, as HumanEval's examples are."""
+    desc = task.description
+    outside = task.prompt[:task.description_span[0]] + task.prompt[task.description_span[1]:]
+    text = "\n".join([desc[a:b] for a, b in example_regions(desc)] + [outside])
+    return " ".join(m.group(1) or m.group(2) or "" for m in EXPLANATION.finditer(text)).lower()
+
+
 def _explained_by_examples(task: Task, s: int, e: int) -> str | None:
     """Two adjacent content words of the deleted ``description[s:e]`` ("smallest index") that the rest of the
     description never says but an example's explanation does (in the description or after it, as HumanEval's
@@ -1290,9 +1378,7 @@ def _explained_by_examples(task: Task, s: int, e: int) -> str | None:
     regions = example_regions(desc)
     if any(a <= s < b for a, b in regions):
         return None
-    outside = task.prompt[:task.description_span[0]] + task.prompt[task.description_span[1]:]
-    examples = " ".join(m.group(1) or m.group(2) or "" for m in
-                        EXPLANATION.finditer("\n".join([desc[a:b] for a, b in regions] + [outside]))).lower()
+    examples = _explanations(task)
     prose = desc[:s] + desc[e:]
     for a, b in regions:
         prose = prose.replace(desc[a:b], " ")
@@ -1329,7 +1415,7 @@ def _line_at(text: str, pos: int) -> str:
 EXCEPT = re.compile(r",?\s+(?:except|excluding|other\s+than|apart\s+from|but\s+not|including|along\s+with|"
                     r"together\s+with)\b", I)
 REQUEST_FRAME = frozenset("write python program function method code".split())
-BLANKET_VALIDITY = re.compile(r"^\W*(?:you\s+(?:may|can)\s+)?assume\s+(?:that\s+)?(?:the\s+)?(?:given\s+)?"
+BLANKET_VALIDITY = re.compile(r"^\W*(?:note\s*:\s*)?(?:you\s+(?:may|can)\s+)?assume\s+(?:that\s+)?(?:the\s+)?(?:given\s+)?"
                               r"(?:input|inputs|arguments?|string|list|array)\s+(?:is|are)\s+(?:always\s+)?valid\W*$", I)
 
 
