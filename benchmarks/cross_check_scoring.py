@@ -371,10 +371,12 @@ def print_differences(answers: list[Answer]) -> None:
                 print(f"{where}: ours {'pass' if ours else 'fail'}, {other} {'pass' if passed(theirs) else 'fail'}: "
                       f"{cause(a, other)}")
     print("\nFlips (committed verdict -> ours now):")
-    for a in answers:
-        if a.ours and passed(a.ours.get("status", "")) != passed(a.committed.get("status", "")):
-            print(f"- {a.run} {a.variant} {a.uid}: {a.committed.get('status')} ({a.committed.get('reason', '')[:90]}) "
-                  f"-> {a.ours.get('status')} ({a.ours.get('reason', '')[:90]})")
+    flips = [a for a in answers if a.ours and passed(a.ours.get("status", "")) != passed(a.committed.get("status", ""))]
+    for a in flips:
+        print(f"- {a.run} {a.variant} {a.uid}: {a.committed.get('status')} ({a.committed.get('reason', '')[:90]}) "
+              f"-> {a.ours.get('status')} ({a.ours.get('reason', '')[:90]})")
+    if not flips:
+        print("- none: every committed verdict is the one our scorer gives today")
 
 
 # --------------------------------------------------------------------------- main
