@@ -52,7 +52,7 @@ from .under_specification import (
     defined_term,
     ends_properly,
     name_says,
-    rounds_16_17_failure,
+    rounds_16_to_19_failure,
 )
 
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f]")
@@ -510,7 +510,7 @@ def us_compliance(m: Mutant) -> dict[str, int]:
         constraint = 0  # "a given prime list[ of size k]" with no k anywhere: it constrained nothing
     # (``o`` has its "an"s made "a": the deletion's place in the real description is found again)
     at = m.original.description.find(deleted, max(0, start - 40)) if constraint else -1
-    if at >= 0 and rounds_16_17_failure(m.original, at, at + len(deleted)):
+    if at >= 0 and rounds_16_to_19_failure(m.original, at, at + len(deleted)):
         constraint = 0  # a size the rest still fixes, a rule an example explains, a notation, a recurrence ...
     return {"one_deletion": int(one_span), "deleted_words": int(words_deleted >= 1), "examples_kept": not_example,
             "constraint_deleted": constraint,

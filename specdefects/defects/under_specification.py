@@ -903,7 +903,7 @@ def neutral_name(task: Task, deleted: str, rest: str = "") -> str | None:
     ends = ident_words(new)
     if not ends or {ends[0], ends[-1]} & NAME_LINK_WORDS:
         return None  # octal_To, all_Bits_Set_In_The_Given: a name that breaks off
-    if set(ends) <= set(NUMBER_NAMES) or any(w.isdigit() for w in ends[:1]):
+    if set(ends) <= set(NUMBER_NAMES):
         return None  # starts_one_ends less "start" and "end" is "one", which says nothing (round 19, HumanEval/83)
     if len(new) < 3 or not new.isidentifier() or new.lower() in GENERIC_NAME_WORDS or \
             _still_named(deleted, _name_parts(new)):
@@ -1065,7 +1065,7 @@ def spoiled(task: Task, s: int, e: int, rep: str = "", category: str = "") -> st
             r"\s*(?:return|output|print)\s+[^\s,;]+\s*[.!?]?\s*$", sentence, I):
         return "a value is left with no condition"
     return _spoiled_rounds_13_to_15(task, s, e, rep, category, deleted, new, sentence) or \
-        _spoiled_rounds_16_17(task, s, e, deleted, new, sentence)
+        _spoiled_rounds_16_to_19(task, s, e, deleted, new, sentence)
 
 
 # words every programmer knows: their definition goes and nothing is lost while the word stays (round 13)
@@ -1180,15 +1180,15 @@ def _spoiled_rounds_13_to_15(task: Task, s: int, e: int, rep: str, category: str
     return None
 
 
-def rounds_16_17_failure(task: Task, s: int, e: int) -> str | None:
+def rounds_16_to_19_failure(task: Task, s: int, e: int) -> str | None:
     """Why deleting ``description[s:e]`` is one of rounds 16's to 19's failure kinds, or None (the judge asks too)."""
     desc = task.description
     new = desc[:s] + desc[e:]
     sentence = sentence_at(new, s, s)
-    return _spoiled_rounds_16_17(task, s, e, desc[s:e], new, sentence)
+    return _spoiled_rounds_16_to_19(task, s, e, desc[s:e], new, sentence)
 
 
-def _spoiled_rounds_16_17(task: Task, s: int, e: int, deleted: str, new: str, sentence: str) -> str | None:
+def _spoiled_rounds_16_to_19(task: Task, s: int, e: int, deleted: str, new: str, sentence: str) -> str | None:
     """Rounds 16's to 19's failure kinds (each with its real example in the tests)."""
     desc = task.description
     size = re.search(r"\bof\s+(?:size|length)\s+([a-zA-Z])(?![\w'\"\[(])", deleted)
