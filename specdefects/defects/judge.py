@@ -40,8 +40,8 @@ from ..records import Mutant
 from ..registry import defect_types, resolve
 from ._common import ident_words
 from .lexical_vagueness import task_identifiers
-from .syntax_formatting import english_words
 from .lexicon import IDENT_FRAME, WEAK_PHRASES, WEAK_TERMS, weak_rename
+from .syntax_formatting import english_words
 from .under_specification import (
     LEANS_BACK,
     RATIONALE,
