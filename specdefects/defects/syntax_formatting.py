@@ -137,10 +137,10 @@ def _typo_edits(desc: str, prot, keep: set[str]) -> list[Edit]:
     out = []
     for m in WORD_RX.finditer(desc):
         w = m.group(0)
-        variants = _typo_variants(w)
-        if overlaps(m.span(), prot) or w.lower() in keep or w.isupper() or not variants:
+        if overlaps(m.span(), prot) or w.lower() in keep or w.isupper():
             continue
-        out.append(Edit(m.start(), m.end(), w, variants, "typo"))
+        if variants := _typo_variants(w):  # none where every slip of the word is another word
+            out.append(Edit(m.start(), m.end(), w, variants, "typo"))
     return out
 
 
