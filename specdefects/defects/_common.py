@@ -16,6 +16,7 @@ import random
 import re
 import warnings
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from ..errors import SpecDefectsInputError
 from ..records import Mutant, Op, Task
@@ -263,3 +264,12 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
             lead = len(seg) - len(seg.lstrip())
             spans.append((bs + start + lead, bs + start + len(seg.rstrip())))
     return spans
+
+
+@lru_cache(maxsize=1)
+def english_words() -> frozenset[str]:
+    """pyspellchecker's English dictionary, lower case: the words an SF typo must not become, and the
+    validator's evidence of what is no typo (one load for both)."""
+    from spellchecker import SpellChecker  # lazy: a 0.2 s load, only when a word is checked
+
+    return frozenset(SpellChecker(language="en", case_sensitive=False).word_frequency.dictionary)

