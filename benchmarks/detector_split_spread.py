@@ -8,7 +8,7 @@ detector learns from: ``--benchmarks humaneval mbpp --llm-store none``). Every s
 together (the build's own ``split_validator``, seeded); split 0 is the build's own. It prints the test MCC,
 macro-F1 and per-class F1 of each split and their mean and spread, so that two builds (two engine
 versions) are compared on the same splits instead of on one split each: a change of a few hundredths
-in one split can be the split alone. About 25 s a split on 2 cores.
+in one split can be the split alone. About 21 s a split on 2 cores (Xeon with avx512_bf16).
 """
 
 from __future__ import annotations
