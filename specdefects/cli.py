@@ -343,7 +343,7 @@ def _add_report_parser(sub) -> None:
                    help="folder for the report files (written beside it and swapped in whole; an earlier report "
                         "there is replaced)")
     p.add_argument("--overwrite", action="store_true",
-                   help="replace --out even when it holds files the report did not write (they are deleted)")
+                   help="replace --out even when it holds files the report did not write (that folder is moved aside to OUT.replaced-N, never deleted)")
     p.add_argument("--n-boot", type=int, default=5000, help="bootstrap resamples of the paired differences (default 5000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--json", action="store_true", help="print the models, files, warnings and scores as JSON")

@@ -15,6 +15,7 @@ import fnmatch
 import json
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -170,7 +171,9 @@ def check_output_dir(path: str | os.PathLike, what: str = "--out", ours: Callabl
     """``path`` can be replaced by a finished folder (:func:`atomic_dir`): it is not a file, a
     sibling can be made beside it, and it holds only entries ``ours`` says this command wrote
     (an earlier run's output). Anything else (a user's own file) needs ``overwrite``, and even
-    then the current folder, one above it and the home folder are refused."""
+    then it is never deleted: the folder is moved aside whole (:func:`move_aside`, the new name
+    said on stderr). A folder that holds the home folder, the current folder or a system folder
+    is refused whatever the flags."""
     p = Path(path)
     if p.exists() and not p.is_dir():
         raise OutputError(f"{what} {path} is a file, not a folder")
@@ -178,20 +181,42 @@ def check_output_dir(path: str | os.PathLike, what: str = "--out", ours: Callabl
     if not p.is_dir():
         return p
     foreign = sorted(e.name for e in p.iterdir() if ours is None or not ours(e))
-    if foreign and not overwrite:
+    if not foreign:
+        return p
+    _refuse_precious(p, what)
+    if not overwrite:
         shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
         raise OutputError(f"{what} {path} holds files this command did not write ({shown}): give a new or empty "
-                          f"folder, or add --overwrite to replace the folder and everything in it")
-    if foreign:
-        _refuse_precious(p, what)
+                          f"folder, or add --overwrite to move that folder aside (nothing is deleted)")
+    aside = move_aside(p)
+    print(f"specdefects: {what} {path} held files this command did not write; moved aside to {aside} "
+          f"(nothing deleted)", file=sys.stderr)
     return p
 
 
+SYSTEM_DIRS = ("/", "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib64", "/media", "/mnt", "/opt", "/proc",
+               "/root", "/run", "/sbin", "/srv", "/sys", "/tmp", "/usr", "/var")
+
+
 def _refuse_precious(p: Path, what: str) -> None:
-    here, target = Path.cwd().resolve(), p.resolve()
-    if target == Path.home().resolve() or target == here or target in here.parents:
-        raise OutputError(f"{what} {p} is the current folder, one above it or the home folder: --overwrite would "
-                          f"delete everything in it; give a folder of its own")
+    """A folder that is, or holds, the home folder, the current folder or a system folder: never replaced."""
+    target = p.resolve()
+    for kind, place in (("the home folder", Path.home()), ("the current folder", Path.cwd())):
+        place = place.resolve()
+        if target == place or target in place.parents:
+            raise OutputError(f"{what} {p} is or holds {kind} ({place}): give a folder of its own")
+    if str(target) in SYSTEM_DIRS or any(str(Path(d).resolve()) == str(target) for d in SYSTEM_DIRS):
+        raise OutputError(f"{what} {p} is a system folder: give a folder of its own")
+
+
+def move_aside(p: Path) -> Path:
+    """Rename folder ``p`` to a free sibling name ``<name>.replaced-<n>`` and return it."""
+    for n in range(1, 10_000):
+        aside = p.with_name(f"{p.name}.replaced-{n}")
+        if not aside.exists():
+            os.rename(p, aside)
+            return aside
+    raise OutputError(f"{p}: no free name to move it aside to; remove the {p.name}.replaced-* folders")
 
 
 def _check_creatable(folder: Path, what: str, path) -> None:

@@ -123,6 +123,27 @@ def test_build_into_a_folder_with_the_users_readme_needs_overwrite(tmp_path):
     res = sd("build", "spec-defects", "--out", out, *SMALL_BUILD, "--overwrite")
     assert res.returncode == 0, res.stderr
     assert (out / "README.md").read_text().startswith("---\n") and len(load(out, "humaneval", tmp_path)["test"])
+    aside = tmp_path / "mine.replaced-1"  # --overwrite moves the user's folder aside, never deletes it
+    assert (aside / "README.md").read_text() == "# my notes\n" and str(aside) in res.stderr
+
+
+def test_overwrite_never_touches_a_folder_holding_home_or_the_current_folder(tmp_path):
+    """`--out DIR --overwrite` where DIR holds the home folder (run from elsewhere), or the current folder:
+    refused with one line, every file still there."""
+    parent = tmp_path / "parent"
+    home = parent / "home" / "me"
+    home.mkdir(parents=True)
+    (home / "thesis.tex").write_text("years of work")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    before = snapshot(parent)
+    env = dict(os.environ, HOME=str(home), HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1")
+    for out, cwd in ((parent, elsewhere), (home, elsewhere), (parent / "home", home)):
+        res = subprocess.run([EXE, "build", "spec-defects", "--out", str(out), *SMALL_BUILD, "--overwrite"],
+                             capture_output=True, text=True, env=env, cwd=cwd, stdin=subprocess.DEVNULL, timeout=300)
+        line = one_error(res, out)
+        assert "holds the home folder" in line or "holds the current folder" in line
+        assert snapshot(parent) == before and not list(tmp_path.glob("*.replaced-*"))
 
 
 def test_build_into_an_earlier_build_replaces_it_whole(built, tmp_path):
@@ -327,6 +348,7 @@ def test_report_replaces_its_own_files_and_keeps_the_users(tmp_path):
     one_error(sd(*args), out, "mine.txt", "--overwrite")
     assert snapshot(out) == before
     assert sd(*args, "--overwrite").returncode == 0 and not (out / "mine.txt").exists()
+    assert (tmp_path / "rep.replaced-1" / "mine.txt").read_text() == "mine"  # moved aside, not deleted
     assert (out / "table4.md").exists() and hidden_leftovers(tmp_path) == []
 
 

@@ -194,13 +194,13 @@ def lcb_mutants(lcb):
 
 
 def test_coverage_and_no_marking_word(lcb_mutants):
-    """At least 1,000 of 1,055 statements get an LV mutant (863, then 929 before round 17), every one the judge
+    """At least 975 of 1,055 statements get an LV mutant that changes the statement itself (981 today), every one the judge
     accepts, and no added word is in more than 15 % of them (benchmarks/mutant_fingerprints.py's fingerprint)."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
     from mutant_fingerprints import added_words
 
     ms = [m for m in lcb_mutants.values() if isinstance(m, Mutant)]
-    assert len(ms) >= 1000, len(ms)
+    assert len(ms) >= 975, len(ms)
     rejected = [m.task.task_id for m in ms if not accepted(m)]
     assert len(rejected) <= 2, rejected
     adds = Counter(w for m in ms for w in added_words(m.original.prompt, m.task.prompt))

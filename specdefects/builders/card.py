@@ -164,8 +164,14 @@ def _example_block(m: Mutant) -> str:
 def _skips_table(report) -> str:
     if not report.skipped:
         return "No (task, defect) pair was skipped."
-    reasons = Counter((s.benchmark, s.defect, s.reason) for s in report.skipped)
-    lines = [f"{len(report.skipped)} (task, defect) pairs got no mutant. By reason:", "",
+    # a validity refusal names its kind before ": " and the words concerned after: the table counts kinds
+    reasons = Counter((s.benchmark, s.defect, s.reason.split(": ")[0] if s.stage == "validity" else s.reason)
+                      for s in report.skipped)
+    refused = Counter(s.defect for s in report.skipped if s.stage == "validity")
+    lines = [f"{len(report.skipped)} (task, defect) pairs got no mutant. "
+             f"{sum(refused.values())} of them were made, then refused by the row-validity rules "
+             f"(`specdefects.defects.validity`: " + (", ".join(f"{d} {n}" for d, n in sorted(refused.items())) or "none")
+             + "). By reason:", "",
              "| benchmark | defect | reason | pairs |", "|---|---|---|---:|"]
     for (b, d, r), n in sorted(reasons.items(), key=lambda x: (-x[1], x[0])):
         lines.append(f"| {b} | {d} | {r.replace('|', '/')} | {n} |")
@@ -260,13 +266,22 @@ def _how_made_section(report) -> str:
         f"- **Engine**: `{report.engine}` (the rule mutators of `specdefects.defects`), seed `{report.seed}`; each "
         f"mutator's random generator is seeded with `seed:uid:defect`, so a row can be regenerated alone.",
         _llm_engine_text(report),
+        "- **Row validity**: before judging, each mutant meets rules that look only at the original and the "
+        "mutated description (`specdefects.defects.validity`; LV changes a word of the prose and no number, US is "
+        "one contiguous cut not said again in the rest, SF keeps every number, identifier and word); a row that "
+        "fails is dropped and counted under *Skipped pairs* (stage `validity` in `build_report.json`).",
         "- **Judge**: `specdefects.defects.judge.judge_rules` — 0/1 compliance with the defect's definition and "
-        "0/1 naturalness, with their sub-criteria in `judge`.",
+        "0/1 naturalness, with their sub-criteria in `judge`; a US row whose edited sentence a small language "
+        "model finds more surprising than the original (`specdefects.defects.surprisal_judge`, stored sentence "
+        "NLLs: `surprisal_delta` in `judge`) gets naturalness 0.",
         f"- **Invariance**: {_invariance_text(report)}",
     ]
     made += [f"- **Note**: {n}" for n in report.notes]
     made.append(
-        f"- **Validator split**: clean rows and judge-compliant mutants (`compliance == 1`) of every benchmark, "
+        f"- **Validator split**: clean rows and the mutants the judges pass (`compliance == 1` and "
+        f"`naturalness == 1`) of every benchmark, the text being the description alone (what `specdefects check` "
+        f"reads; an LV rename outside it is invisible there, so every LV row changes the description itself), "
+        f"no text with two labels, "
         f"split 80/10/10 into train/validation/test, stratified by label, strategy `{report.split_strategy}`, "
         f"seed {report.seed}. `grouped` (the default, scikit-learn `StratifiedGroupKFold` over task uids) puts "
         f"all variants of a task in one split: the clean and defective versions of a description share almost "

@@ -79,7 +79,7 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="output folder: written beside it and swapped in whole at the end, so an interrupted build "
                         "leaves the earlier one as it was; an earlier build there is replaced")
     p.add_argument("--overwrite", action="store_true",
-                   help="replace --out even when it holds files a build did not write (they are deleted)")
+                   help="replace --out even when it holds files a build did not write (that folder is moved aside to OUT.replaced-N, never deleted)")
     p.add_argument("--source", action="append", metavar="BENCH=PATH", default=None,
                    help="a local file or Hub dataset id for one benchmark; repeat for several")
     p.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0)")

@@ -25,6 +25,7 @@ The folder is written whole: into a temporary sibling, which then takes the plac
 
 from __future__ import annotations
 
+import functools
 import json
 import multiprocessing
 import os
@@ -39,10 +40,11 @@ from pathlib import Path
 import numpy as np
 
 from .. import __version__, layout
-from ..defects import judge
+from ..defects import judge, surprisal_judge
 from ..defects.invariance import check_invariance
 from ..defects.llm_runs import dataset_mutants
 from ..defects.llm_store import STORE_DIR, JudgeStore, MutantStore, StoreError, stored_path
+from ..defects.validity import row_violation
 from ..execution import check_references
 from ..files import atomic_dir
 from ..records import DEFECTS, Mutant, Task, task_features
@@ -198,7 +200,7 @@ class Skip:
     task_id: str
     defect: str
     reason: str
-    stage: str  # load | mutate | judge | invariance | row (load: a source row that became no task at all)
+    stage: str  # load | mutate | validity | judge | invariance | row (load: a source row that became no task at all)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -268,9 +270,16 @@ def make_variants(tasks: list[Task], benchmark: str, seed: int, engine: str, pro
     skips = [Skip(benchmark, n.task_id, n.defect, n.reason, "mutate") for n in not_applicable]
     judged: list[Mutant] = []
     for m in mutants:
+        why = row_violation(m)
+        if why:  # a row the engines made but the validity rules refuse never reaches the dataset
+            skips.append(Skip(benchmark, m.original.task_id, m.defect, why, "validity"))
+            continue
         try:
             kept = {k: v for k, v in (m.judge or {}).items() if k.startswith("llm_")}
             m.judge = {**judge.judge_rules(m), **kept}  # looked up on the module: a test replaces it
+            m.judge.update(surprisal_judge.verdict(m, _surprisal_store()))
+            if m.judge.get("surprisal_natural") == 0:  # the edit left a sentence that reads worse
+                m.judge["naturalness"] = 0
             m.seed = seed
             if m.engine != "llm":
                 m.engine = engine
@@ -278,6 +287,12 @@ def make_variants(tasks: list[Task], benchmark: str, seed: int, engine: str, pro
         except Exception as e:  # a judge bug on one row must not stop the build
             skips.append(Skip(benchmark, m.task.task_id, m.defect, f"judge error: {type(e).__name__}: {e}", "judge"))
     return judged, skips
+
+
+@functools.cache
+def _surprisal_store() -> surprisal_judge.SurprisalStore:
+    """The package's stored sentence surprisals, read once per process."""
+    return surprisal_judge.SurprisalStore()
 
 
 PARALLEL_MIN_TASKS = 200  # below this, starting worker processes costs more than it saves
@@ -426,15 +441,36 @@ def _variant_rows(report: BuildReport, benchmark: str, tasks: list[Task], mutant
     return rows, kept
 
 
-def validator_rows(rows_by_bench: dict[str, list[dict]]) -> list[dict]:
-    """The ``validator`` config's rows: every clean row and every judge-compliant mutant."""
-    return [{"text": r["description"], "label": r["defect"], "uid": r["uid"], "benchmark": b}
-            for b, rows in rows_by_bench.items() for r in rows if r["defect"] == 0 or r["compliance"] == 1]
+def validator_rows(rows_by_bench: dict[str, list[dict]], dropped: list[dict] | None = None) -> list[dict]:
+    """The ``validator`` config's rows: every clean row and every mutant the judges pass (compliant and
+    natural), the text being
+    the description alone (what ``specdefects check`` is given). A text that would carry two labels (a
+    mutant equal to some task's clean description) keeps only its clean rows: no detector can be right
+    on both; each mutant row left out is appended to ``dropped``."""
+    rows = [{"text": r["description"], "label": r["defect"], "uid": r["uid"], "benchmark": b}
+            for b, rows in rows_by_bench.items() for r in rows
+            if r["defect"] == 0 or (r["compliance"] == 1 and r["naturalness"] == 1)]
+    labels: dict[str, set[int]] = {}
+    for r in rows:
+        labels.setdefault(r["text"], set()).add(r["label"])
+    kept = []
+    for r in rows:
+        clash = len(labels[r["text"]]) > 1
+        if clash and (r["label"] != 0 or 0 not in labels[r["text"]]):
+            if dropped is not None:
+                dropped.append(r)
+            continue
+        kept.append(r)
+    return kept
 
 
 def _write_validator(report: BuildReport, out: Path, rows_by_bench: dict[str, list[dict]], features,
                      seed: int, split_strategy: str) -> None:
-    vrows = validator_rows(rows_by_bench)
+    clashes: list[dict] = []
+    vrows = validator_rows(rows_by_bench, clashes)
+    if clashes:
+        report.notes.append(f"validator: {len(clashes)} mutant row(s) left out, their text being also another "
+                            f"row's with another label")
     splits = split_validator([r["label"] for r in vrows], [r["uid"] for r in vrows], seed=seed,
                              strategy=split_strategy)
     if len(set(splits)) == 1 and vrows:

@@ -1,5 +1,6 @@
-"""``specdefects mutants generate|judge``: the LLM engine and the LLM judge over a benchmark,
-stored as data (:mod:`specdefects.defects.llm_store`) that ``build spec-defects`` reads."""
+"""``specdefects mutants generate|judge|surprisal``: the LLM engine, the LLM judge and the surprisal
+judge over a benchmark, stored as data (:mod:`specdefects.defects.llm_store`,
+:mod:`specdefects.defects.surprisal_judge`) that ``build spec-defects`` reads."""
 
 from __future__ import annotations
 
@@ -98,6 +99,37 @@ def _cmd_judge(args) -> int:
                            f"{res['wall_s']} s")
 
 
+def _cmd_surprisal(args) -> int:
+    import time
+
+    from ..models import resolve_model
+    from . import surprisal_judge as sj
+    from .llm_runs import dataset_mutants
+    from .validity import row_violation
+
+    store = sj.SurprisalStore(check_output_file(args.store or sj.STORE, "--store"))
+    tasks = select_tasks(args)
+    mutants, _ = dataset_mutants(tasks, list(sj.THRESHOLDS), args.seed, None, progress=not args.json)
+    todo = [s for s in sj.needed(m for m in mutants if not row_violation(m)) if s not in store]
+    t0 = time.perf_counter()
+    if todo:
+        model, tok = sj.load_model(resolve_model(args.model or sj.MODEL, fmt="hf"))
+        chunk = 64  # stored a chunk at a time: an interrupted run keeps what it scored
+        bar = None
+        if not args.json:
+            from tqdm.auto import tqdm
+
+            bar = tqdm(total=len(todo), desc=f"{args.benchmark}: sentence surprisal", unit="sentence")
+        for i in range(0, len(todo), chunk):
+            store.add(sj.score(todo[i:i + chunk], model, tok))
+            if bar is not None:
+                bar.update(len(todo[i:i + chunk]))
+        if bar is not None:
+            bar.close()
+    res = {"scored": len(todo), "store": str(store.path), "wall_s": round(time.perf_counter() - t0, 1)}
+    return _say(args, res, f"{len(todo)} sentence(s) scored in {res['wall_s']} s")
+
+
 def _say(args, res: dict, line: str) -> int:
     print(json.dumps(res, indent=2) if args.json else f"{line}; store: {res['store']}")
     return 0
@@ -174,5 +206,18 @@ def add_mutants_parser(sub) -> None:
     j.add_argument("--batch", type=int, default=128, help="mutants per batched call (default 128)")
     j.add_argument("--store", default=None, help="the judge store (default: the package's llm_judge_<benchmark>.jsonl)")
     j.set_defaults(func=_run(_cmd_judge))
+
+    u = acts.add_parser("surprisal", help="sentence surprisal for the surprisal judge (needs the model once)",
+                        formatter_class=argparse.RawDescriptionHelpFormatter,
+                        description="Score, with a small language model in float32, every sentence that the "
+                                    "LV and US mutants of a benchmark edit (and their originals), and append "
+                                    "the ones the store lacks; builds then judge naturalness from the store "
+                                    "without the model (specdefects.defects.surprisal_judge).",
+                        epilog="example:\n  specdefects mutants surprisal --benchmark mbpp --source mbpp.jsonl")
+    _task_args(u)
+    u.add_argument("--model", default=None, help="a prepared Hugging Face folder or registered name (default: "
+                                                 "the judge's own, qwen2.5-coder-0.5b-instruct)")
+    u.add_argument("--store", default=None, help="the store (default: the package's stored/surprisal.jsonl)")
+    u.set_defaults(func=_run(_cmd_surprisal))
 
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])

@@ -44,8 +44,10 @@ def prompt_sha(m: Mutant) -> str:
 def draw(tasks_by_bench: dict[str, Sequence[Task]], defects: Iterable[str] = DEFECT_VARIANTS, per_cell: int = 20,
          seed: int = 0, mutation_seed: int = 0) -> list[tuple[Mutant, dict]]:
     """``per_cell`` mutants per benchmark x defect: tasks taken in a seeded random order, skipping
-    those the engine leaves without that defect. Returns (mutant, row with empty labels)."""
+    those the engine leaves without that defect or whose mutant the row-validity rules refuse (as a
+    build does). Returns (mutant, row with empty labels)."""
     from . import mutate
+    from .validity import row_violation
 
     out = []
     for bench, tasks in tasks_by_bench.items():
@@ -57,7 +59,7 @@ def draw(tasks_by_bench: dict[str, Sequence[Task]], defects: Iterable[str] = DEF
                 if got == per_cell:
                     break
                 m = mutate(t, defect, seed=mutation_seed)
-                if not isinstance(m, Mutant):
+                if not isinstance(m, Mutant) or row_violation(m):  # a refused row never reaches the dataset
                     continue
                 got += 1
                 row = {"sample_id": f"{bench}-{defect}-{got:02d}", "benchmark": bench, "task_id": t.task_id,

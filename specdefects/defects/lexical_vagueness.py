@@ -422,6 +422,11 @@ def strong(group) -> bool:
     return False
 
 
+def _blurs_prose(group) -> bool:
+    """A group that makes a term of the description itself vaguer (every LV mutant has one)."""
+    return group[0] == "text" and strong(group)
+
+
 def _rename_groups(task: Task, rng) -> list[tuple[str, str, str]]:
     """(category, old, new) renames that are safe for this task."""
     if task.test_kind != "function" or not task.entry_point:
@@ -520,6 +525,9 @@ def _mutate(task: Task, seed: int) -> Mutant:
     if not any(strong(g) for g in groups):
         raise Skip("only same-precision swaps available (elements -> items, checkArray -> checkSeq): "
                    "nothing task-relevant would get vaguer")
+    if not any(_blurs_prose(g) for g in groups):
+        raise Skip("no term of the description to make vaguer: a rename alone would leave the description "
+                   "(what the detector reads) unchanged")
     last = "no draw changed the text"
     for _ in range(ATTEMPTS):
         try:
@@ -537,8 +545,8 @@ def _draw(task: Task, seed: int, rng, groups) -> Mutant:
     desc = task.description
     k = rng.randint(1, MAX_GROUPS)
     chosen = rng.sample(groups, min(k, len(groups)))
-    if not any(strong(g) for g in chosen):  # an annotation or a same-precision swap alone blurs nothing
-        chosen[0] = rng.choice([g for g in groups if strong(g)])
+    if not any(_blurs_prose(g) for g in chosen):  # a rename, an annotation or a same-precision swap alone
+        chosen[0] = rng.choice([g for g in groups if _blurs_prose(g)])  # leaves the description's meaning as it was
     chosen += [g for g in _siblings(chosen, groups) if g not in chosen]
     picks = _aligned_alternatives(chosen, rng)
     renames = [g for tag, g in chosen if tag == "ren"]

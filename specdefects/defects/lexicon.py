@@ -47,7 +47,8 @@ DOMAIN_TERMS: dict[str, tuple[str, ...]] = {
     # text
     # not "line": a line is another thing ("return it as a line", "an empty line")
     # not "input": "interpret as inputs", "the resulting input S" take it in another sense
-    "string": ("text", "piece of text", "sequence of symbols"), "strings": ("texts", "pieces of text", "sequences of symbols"),
+    "string": ("text", "piece of text", "sequence of symbols", "series of symbols", "chain of symbols"),
+    "strings": ("texts", "pieces of text", "sequences of symbols", "series of symbols"),
     "substring": ("piece of text", "part of the text", "fragment"),
     "substrings": ("pieces of text", "fragments", "parts of the text"),
     "character": ("symbol",), "characters": ("symbols",),
@@ -149,6 +150,18 @@ DOMAIN_TERMS: dict[str, tuple[str, ...]] = {
     "suspects": ("people", "individuals"),
     "exam": ("test", "assessment"), "residents": ("people", "locals"), "baby": ("child",), "babies": ("children",),
     "delivery": ("service", "handling"), "shipping": ("dispatch", "handling"),
+    # measures of a shape said loosely: which measure is left open ("the perimeter of a square" -> "the outer
+    # measure of a square"), the shape and its sizes still given
+    "area": ("size", "extent"), "areas": ("sizes", "extents"),
+    "perimeter": ("outer measure", "boundary size"), "circumference": ("outer measure", "boundary size"),
+    "volume": ("size", "capacity"),
+    "dataset": ("data", "collection"), "item": ("thing", "entry"), "items": ("things", "entries"),
+    "dictionary": ("mapping", "lookup table"),
+    "equation": ("expression", "formula"), "equations": ("expressions", "formulas"),
+    "profit": ("gain", "return"), "coefficients": ("factors", "values"), "coefficient": ("factor", "value"),
+    "polynomial": ("expression", "formula"),
+    "bracket": ("mark", "symbol"), "brackets": ("marks", "symbols"),
+    "parentheses": ("brackets", "marks"),
 }
 
 ACTION_VERBS: dict[str, tuple[str, ...]] = {  # not the request frame (compute, calculate, check, determine, find)
@@ -206,6 +219,9 @@ ACTION_VERBS: dict[str, tuple[str, ...]] = {  # not the request frame (compute, 
     "truncating": ("cutting", "shortening", "trimming"),
     "represents": ("stands for", "describes"),  # not "encodes": another sense "represent": ("stand for", "describe"),
     "representing": ("standing for", "describing"),
+    "toggle": ("flip", "change"), "toggles": ("flips", "changes"),
+    "validates": ("reviews", "looks over"), "validate": ("review", "look over"),
+    "increment": ("raise", "bump up"), "decrement": ("lower", "bump down"),
 }
 
 # Phrase-level rewrites (regex over prose, matched case-insensitively -> alternatives). Each keeps
@@ -245,6 +261,9 @@ PHRASES: dict[str, tuple[str, ...]] = {
     r"the Gregorian calendar": ("the calendar",),
     r"penalty kicks": ("attempts", "shots"), r"penalty kick": ("attempt", "shot"),
     r"rest areas": ("stops", "spots"), r"rest area": ("stop", "spot"),
+    r"surface area": ("outer size", "outside extent"), r"the average of": ("the typical value of", "the middle value of"),
+    r"binary XOR": ("bitwise combination",),
+    r"floating point number": ("number", "value"),
     # not "if and only if": "when" drops the "only if" half of the condition
 }
 

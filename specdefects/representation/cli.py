@@ -103,7 +103,7 @@ def add_represent_parser(sub) -> None:
                    help="folder for the analysis outputs (written beside it and swapped in whole; an earlier analysis "
                         "there is replaced)")
     a.add_argument("--overwrite", action="store_true",
-                   help="replace --out even when it holds files the analysis did not write (they are deleted)")
+                   help="replace --out even when it holds files the analysis did not write (that folder is moved aside to OUT.replaced-N, never deleted)")
     a.add_argument("--n-boot", type=int, default=2000, help="task-bootstrap resamples (default 2000)")
     a.add_argument("--folds", type=int, default=5, help="task-grouped cross-validation folds (default 5)")
     a.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and the folds (default 0)")

@@ -96,7 +96,7 @@ def _add_evaluate_parser(vsub) -> None:
                    help="folder for the tables and figures (written beside it and swapped in whole; an earlier "
                         "evaluation there is replaced)")
     e.add_argument("--overwrite", action="store_true",
-                   help="replace --out even when it holds files the evaluation did not write (they are deleted)")
+                   help="replace --out even when it holds files the evaluation did not write (that folder is moved aside to OUT.replaced-N, never deleted)")
     e.add_argument("--split", default="test", help="split to score (default test)")
     e.add_argument("--no-tfidf", action="store_true", help="skip the TF-IDF baseline")
     e.add_argument("--llm", default=os.environ.get("SPECDEFECTS_LLM"),
