@@ -38,5 +38,16 @@ def start_in_background(store_spec=None) -> threading.Thread:
 
 
 if __name__ == "__main__":
+    from specdefects.cli import EXIT_INTERRUPTED, EXIT_TERMINATED, sigterm_as_interrupt
+    from specdefects.errors import Terminated
+
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
-    _run(os.environ.get("SPECDEFECTS_LEADERBOARD_STORE"), once="--once" in sys.argv[1:])
+    # SIGTERM (systemd, Kubernetes) as Ctrl-C: the running evaluation is stopped and its request put back
+    with sigterm_as_interrupt():
+        try:
+            _run(os.environ.get("SPECDEFECTS_LEADERBOARD_STORE"), once="--once" in sys.argv[1:])
+        except KeyboardInterrupt as e:
+            terminated = isinstance(e, Terminated)
+            print(f"leaderboard worker: {'terminated (SIGTERM)' if terminated else 'interrupted'}; the running "
+                  f"request, if any, was put back in the queue", file=sys.stderr)
+            sys.exit(EXIT_TERMINATED if terminated else EXIT_INTERRUPTED)

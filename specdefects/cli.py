@@ -8,8 +8,10 @@ import at the top."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import stat
 import sys
 
 from . import __version__
@@ -405,23 +407,186 @@ def one_line(e: BaseException) -> str:
     return "; ".join(x.strip() for x in str(e).strip().splitlines() if x.strip()) or type(e).__name__
 
 
+# --------------------------------------------------------------------------- SIGTERM, interrupts, leftovers
+
+EXIT_INTERRUPTED = 130  # Ctrl-C: 128 + SIGINT, what a shell reports for a process Ctrl-C killed
+EXIT_TERMINATED = 143  # SIGTERM: 128 + SIGTERM, what kill, systemd, Kubernetes and CI expect to see
+_handler_pid: int | None = None
+_terminating = False
+
+
+def _stop_forked_children() -> None:
+    """Stop the worker processes this process forked (multiprocessing, e.g. the build's process
+    pool): unlike Ctrl-C, which the terminal sends to the whole process group, SIGTERM reaches this
+    process alone. (Subprocesses started in sessions of their own, the sandbox's workers and the
+    queue worker's evaluation, are stopped by the code that started them, on the way out.)"""
+    mp = sys.modules.get("multiprocessing")
+    if mp is None:
+        return
+    for child in mp.active_children():
+        try:
+            child.terminate()
+        except (OSError, ValueError, AttributeError):
+            pass
+
+
+def _raise_terminated(signum, frame) -> None:
+    global _terminating
+    if os.getpid() != _handler_pid:
+        # a process forked from this one inherited the handler: end it as SIGTERM would have
+        import signal
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+        return
+    if _terminating:  # a second SIGTERM while the first one's cleanup runs: let that cleanup finish
+        return
+    _terminating = True
+    _stop_forked_children()
+    from .errors import Terminated
+    raise Terminated("terminated (SIGTERM)")
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt():
+    """While inside, SIGTERM raises :class:`~specdefects.errors.Terminated` (a KeyboardInterrupt)
+    where the program is, so it cleans up exactly as on Ctrl-C; the earlier handler is restored on
+    the way out. Only in the main thread (the only one that can take signals)."""
+    global _handler_pid, _terminating
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    _handler_pid, _terminating = os.getpid(), False
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _atomic_out(args) -> str | None:
+    """The --out folder of a command that writes it whole through ``files.atomic_dir``."""
+    if args.command in ("build", "report") or (args.command == "validator"
+                                              and getattr(args, "validator_command", None) == "evaluate"):
+        return getattr(args, "out", None)
+    return None
+
+
+def _clear_stale_leftovers(args) -> None:
+    """Remove the hidden temporary siblings of --out that an earlier run of a command killed hard
+    (SIGKILL, a power cut) left, saying so; mention recent ones that may be a concurrent run's."""
+    out = _atomic_out(args)
+    if not out:
+        return
+    from .files import STALE_AFTER_S, remove_stale_siblings
+    removed, kept = remove_stale_siblings(out)
+    for p in removed:
+        print(f"specdefects {args.command}: removed {p}, a temporary folder an earlier interrupted run left "
+              f"(unchanged for over {STALE_AFTER_S / 3600:.0f} h)", file=sys.stderr)
+    for p in kept:
+        print(f"specdefects {args.command}: note: {p} is a temporary folder of another run, still going or "
+              f"killed less than {STALE_AFTER_S / 3600:.0f} h ago (a later run removes it once it is older)",
+              file=sys.stderr)
+
+
+def _folder_id(path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except (OSError, TypeError, ValueError):
+        return None
+    return (st.st_dev, st.st_ino) if stat.S_ISDIR(st.st_mode) else None
+
+
+class _WatchedStream:
+    """``sys.stdout`` as it was, noting whether a JSON document began on it (``--json``'s report)."""
+
+    def __init__(self, stream):
+        self._stream = stream
+        self.wrote_json = False
+
+    def write(self, text):
+        self.wrote_json = self.wrote_json or str(text).lstrip().startswith("{")
+        return self._stream.write(text)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+def _build_in_place(args, before: tuple[int, int] | None, started: float) -> bool:
+    """Whether ``build`` had swapped its finished folder in when it was interrupted: ``--out`` is now
+    another folder than the one there at the start (``atomic_dir`` moves the new build in whole, in
+    one rename), made during this run, with its build report."""
+    if args.command != "build" or not getattr(args, "out", None):
+        return False
+    now = _folder_id(args.out)
+    if now is None or now == before:
+        return False
+    report = os.path.join(args.out, "build_report.json")
+    try:
+        return os.stat(args.out).st_ctime >= started - 1 and os.path.isfile(report)
+    except OSError:
+        return False
+
+
+def _finish_interrupted_build(args, stdout: _WatchedStream, how: str, status: int) -> int:
+    """A build interrupted after its new build was in place: exit 0 (with the JSON report when --json
+    had not printed it yet), unless a push was asked for, which may not have happened (``status``)."""
+    if getattr(args, "push_to_hub", None):
+        print(f"specdefects build: {how} after the new build was in place in {args.out} but before its push to "
+              f"{args.push_to_hub} was confirmed: run the same command again to push it", file=sys.stderr)
+        return status
+    if getattr(args, "json", False) and not stdout.wrote_json:
+        try:
+            with open(os.path.join(args.out, "build_report.json"), encoding="utf-8") as f:
+                d = json.load(f)
+            if isinstance(d.get("skipped"), list):  # as builders.cli prints it: the count, reasons in the file
+                d["skipped"] = len(d["skipped"])
+            print(json.dumps(d, indent=2))
+        except (OSError, ValueError, AttributeError):
+            pass
+    print(f"specdefects build: {how} after the new build was complete and in place in {args.out}: kept it "
+          f"(nothing was lost)", file=sys.stderr)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one subcommand. Every :class:`~specdefects.errors.SpecDefectsError` (bad input, a failing
     engine or server) and every ``OSError`` (a file or folder) becomes one line and exit status 2;
-    any other exception is a bug and keeps its traceback."""
+    any other exception is a bug and keeps its traceback. Ctrl-C and SIGTERM clean up the same way
+    (temporary folders removed, child processes stopped) and end with one line and exit status 130
+    (Ctrl-C) or 143 (SIGTERM); a ``build`` interrupted once its new build was in place ends with 0."""
+    import time
+
+    from .errors import Terminated
+
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    try:
-        return args.func(args)
-    except (SpecDefectsError, OSError) as e:
-        print(f"specdefects {args.command}: error: {one_line(e)}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(f"specdefects {args.command}: interrupted", file=sys.stderr)
-        return 130
+    started, before = time.time(), _folder_id(getattr(args, "out", None)) if args.command == "build" else None
+    watched = _WatchedStream(sys.stdout) if args.command == "build" else None
+    with sigterm_as_interrupt():
+        if watched is not None:
+            sys.stdout = watched
+        try:
+            _clear_stale_leftovers(args)
+            return args.func(args)
+        except (SpecDefectsError, OSError) as e:
+            print(f"specdefects {args.command}: error: {one_line(e)}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt as e:
+            how = "terminated (SIGTERM)" if isinstance(e, Terminated) else "interrupted"
+            status = EXIT_TERMINATED if isinstance(e, Terminated) else EXIT_INTERRUPTED
+            if _build_in_place(args, before, started):
+                return _finish_interrupted_build(args, watched, how, status)
+            print(f"specdefects {args.command}: {how}", file=sys.stderr)
+            return status
+        finally:
+            if watched is not None and sys.stdout is watched:
+                sys.stdout = watched._stream
 
 
 if __name__ == "__main__":

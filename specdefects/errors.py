@@ -27,3 +27,12 @@ class SpecDefectsInputError(SpecDefectsError, ValueError):
 
 class SpecDefectsRuntimeError(SpecDefectsError, RuntimeError):
     """The environment failed: a model engine, a server, the Hub, a sandbox."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (what ``kill``, systemd, Kubernetes and CI send), raised where the program was, as
+    Ctrl-C raises :class:`KeyboardInterrupt`: every cleanup an interrupt runs (temporary folders
+    removed, child processes stopped, a claimed leaderboard request put back) runs for it too. The
+    ``specdefects`` command installs the handler that raises it and exits with status 143 (128 + 15,
+    what a process killed by SIGTERM reports), Ctrl-C keeping 130. Like KeyboardInterrupt it is
+    control flow, not an error, and does not derive from :class:`SpecDefectsError`."""

@@ -14,9 +14,11 @@ import errno
 import fnmatch
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
@@ -232,3 +234,120 @@ def _check_creatable(folder: Path, what: str, path) -> None:
     except OSError as e:
         raise OutputError(f"{what} {path} cannot be written: nothing can be made in {probe} "
                           f"({e.strerror or e})") from None
+
+
+# --------------------------------------------------------------------------- what a killed run left
+
+STALE_AFTER_S = 3600.0
+_MKDTEMP_TAIL = re.compile(r"[a-z0-9_]{8}")  # tempfile's random names: 8 of [a-z0-9_]
+_OLD_TAIL = re.compile(r"old-(\d+)")
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # EPERM: it exists, as another user's
+        return True
+    return True
+
+
+def _newest_change(folder: str) -> float:
+    """The latest mtime of ``folder`` and of everything under it (a run writing there keeps it
+    recent). OSError where something cannot be read: then it is not judged at all."""
+    def fail(e: OSError):
+        raise e
+
+    newest = 0.0
+    for root, dirs, names in os.walk(folder, onerror=fail):
+        for n in [root, *(os.path.join(root, x) for x in dirs + names)]:
+            newest = max(newest, os.lstat(n).st_mtime)
+    return newest
+
+
+def _ancestors() -> set[int]:
+    pids, pid = set(), os.getpid()
+    while pid > 1 and pid not in pids:
+        pids.add(pid)
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                pid = int(f.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            break
+    return pids
+
+
+def _named_by_another_process(path: Path) -> bool | None:
+    """Whether a live process other than this one names ``path`` on its command line (``--out PATH``,
+    relative to its own folder) or works inside it: a run of a command writing there. None where
+    that cannot be known (no /proc): the caller then treats the folder as in use."""
+    proc = Path("/proc")
+    if not (proc / "self" / "cmdline").exists():
+        return None
+    target = os.path.realpath(path)
+    mine = _ancestors()  # this run and what started it (a shell, `timeout`, `nohup`) name the folder too
+    for d in proc.iterdir():
+        if not d.name.isdigit() or int(d.name) in mine:
+            continue
+        try:
+            argv = (d / "cmdline").read_bytes().split(b"\0")
+            cwd = os.readlink(d / "cwd")
+        except OSError:  # gone meanwhile, or another user's (whose runs cannot write our folders anyway)
+            continue
+        if cwd == target or cwd.startswith(target + os.sep):
+            return True
+        for a in argv:
+            a = os.fsdecode(a).split("=", 1)[-1] if a.startswith(b"--") else os.fsdecode(a)
+            if a and os.path.basename(a.rstrip(os.sep)) == path.name \
+                    and os.path.realpath(os.path.join(cwd, a)) == target:
+                return True
+    return False
+
+
+def remove_stale_siblings(path: str | os.PathLike, max_age_s: float = STALE_AFTER_S) -> tuple[list[Path], list[Path]]:
+    """Remove the hidden temporary folders that :func:`atomic_dir` (``.NAME.<8 random characters>``)
+    and :func:`replace_dir` (``.NAME.old-<pid>``) leave beside ``path`` when their process was killed
+    before it could clean up (SIGKILL, a power cut: an interrupt or SIGTERM cleans up itself).
+
+    Only folders of exactly those names, owned by this user: ``.NAME.old-<pid>`` when that process is
+    gone and ``path`` exists (it held the earlier output, already replaced); ``.NAME.<random>`` when
+    nothing in it changed for ``max_age_s`` seconds **and** no other live process names ``path`` on
+    its command line or works inside it (a concurrent run, even one computing for hours before it
+    writes, keeps its folder). Nothing else is touched. Returns ``(removed, kept)``: kept are such
+    folders that may still be in use, for the caller to mention."""
+    path = Path(path)
+    prefix = f".{path.name}."
+    removed: list[Path] = []
+    kept: list[Path] = []
+    try:
+        entries = [e for e in os.scandir(path.parent) if e.name.startswith(prefix)]
+    except OSError:
+        return removed, kept
+    now = time.time()
+    in_use = None
+    for e in entries:
+        tail = e.name[len(prefix):]
+        old = _OLD_TAIL.fullmatch(tail)
+        if not (old or _MKDTEMP_TAIL.fullmatch(tail)):
+            continue
+        try:
+            if e.is_symlink() or not e.is_dir(follow_symlinks=False) or e.stat(follow_symlinks=False).st_uid != \
+                    os.getuid():
+                continue
+            if old:
+                busy = _pid_alive(int(old.group(1))) or not path.is_dir()
+            else:
+                busy = _newest_change(e.path) > now - max_age_s
+                if not busy:
+                    if in_use is None:
+                        in_use = _named_by_another_process(path) is not False
+                    busy = in_use
+        except OSError:
+            continue
+        if busy:
+            kept.append(Path(e.path))
+            continue
+        shutil.rmtree(e.path, ignore_errors=True)
+        (kept if os.path.lexists(e.path) else removed).append(Path(e.path))
+    return removed, kept

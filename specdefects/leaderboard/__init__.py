@@ -8,8 +8,8 @@ evaluation queue worker and the results loader behind the Gradio app (``leaderbo
 
 from .results import load_board, parse_result, summarize_lmeval, upload_results
 from .store import Claim, HubStore, LeaderboardStore, LocalStore, default_store_spec, open_store
-from .submissions import SubmissionError, make_request, validate_request
+from .submissions import HubUnreachable, SubmissionError, make_request, validate_request
 
-__all__ = ["Claim", "HubStore", "LeaderboardStore", "LocalStore", "SubmissionError", "default_store_spec",
+__all__ = ["Claim", "HubStore", "HubUnreachable", "LeaderboardStore", "LocalStore", "SubmissionError", "default_store_spec",
            "load_board", "make_request", "open_store", "parse_result", "summarize_lmeval", "upload_results",
            "validate_request"]

@@ -56,19 +56,36 @@ def cmd_submit(args) -> int:
     return 0
 
 
+EXIT_RETRY_LATER = 75  # EX_TEMPFAIL (sysexits.h): nothing failed for good, try again later
+
+
 @_one_line
 def cmd_run_queue(args) -> int:
-    from .queue import DEFAULT_RUNNER, run_queue
+    """Exit 0 when every request handled finished, 1 when one FAILED, 75 (EX_TEMPFAIL) when one was put
+    back PENDING because the Hub could not be reached; Ctrl-C / SIGTERM put the running one back too."""
+    from .queue import DEFAULT_RUNNER, REQUEUED, run_queue
+    from .store import waiting
     if args.poll_interval <= 0 or args.lease <= 0:
         raise SpecDefectsInputError("--poll-interval and --lease must be positive")
+    if args.hub_retry < 0:
+        raise SpecDefectsInputError("--hub-retry must be 0 or more seconds")
     store = _store(args, must_exist=True)
     done = run_queue(store, args.runner or DEFAULT_RUNNER, once=args.once, poll_interval=args.poll_interval,
-                     lease_s=args.lease, tasks=args.tasks, check_hub=args.check_hub, timeout_s=args.timeout)
+                     lease_s=args.lease, tasks=args.tasks, check_hub=args.check_hub, timeout_s=args.timeout,
+                     hub_retry_s=args.hub_retry)
     if args.json:
         print(json.dumps([{"id": i, "status": s} for i, s in done]))
     elif not done:
-        print(f"queue is empty ({store.describe()})")
-    return 1 if any(s == "FAILED" for _, s in done) else 0
+        later = [r for r in store.list_requests() if waiting(r)]
+        if later:
+            first = min(later, key=lambda r: r["retry_after"])
+            print(f"no request ready in {store.describe()}: {len(later)} waiting to be tried again (the next at "
+                  f"{first['retry_after']}: {(str(first.get('requeue_reason') or '').splitlines() or [''])[0][:200]})")
+        else:
+            print(f"queue is empty ({store.describe()})")
+    if any(s == "FAILED" for _, s in done):
+        return 1
+    return EXIT_RETRY_LATER if any(s == REQUEUED for _, s in done) else 0
 
 
 @_one_line
@@ -104,7 +121,8 @@ def cmd_list(args) -> int:
     for w in store.warnings:
         print(f"warning: {w}", file=sys.stderr)
     for r in reqs:
-        extra = f"  {r['error'].splitlines()[0][:120]}" if r.get("error") else ""
+        why = r.get("error") or (r.get("requeue_reason") if r["status"] == "PENDING" else None)
+        extra = f"  {why.splitlines()[0][:160]}" if why else ""
         print(f"{r['status']:<9} {r['model']}  {r['revision']}  {r['precision']}  {r['submitted_time']}{extra}")
     if not reqs:
         print(f"no requests in {store.describe()}")
@@ -112,7 +130,7 @@ def cmd_list(args) -> int:
 
 
 def add_leaderboard_parser(sub) -> None:
-    from .queue import DEFAULT_TASKS
+    from .queue import DEFAULT_TASKS, HUB_RETRY_S
     from .store import default_store_spec
     from .submissions import BACKENDS, MODEL_TYPES, PRECISIONS
 
@@ -161,6 +179,11 @@ def add_leaderboard_parser(sub) -> None:
     p.add_argument("--check-hub", action=argparse.BooleanOptionalAction, default=None,
                    help="check model existence/licence/size on the Hub first (default: on for hub: stores)")
     p.add_argument("--timeout", type=float, default=None, help="stop an evaluation after this many seconds")
+    p.add_argument("--hub-retry", type=float, default=HUB_RETRY_S, metavar="SECONDS",
+                   help="when the Hub cannot be reached for --check-hub, the request stays PENDING and is tried "
+                        "again after this many seconds (default %(default)s); only a real 'not found' fails it. "
+                        "Exit status 75 when a request was put back, 1 when one failed; SIGTERM or Ctrl-C stop the "
+                        "running evaluation and put its request back")
     p.set_defaults(func=cmd_run_queue)
 
     p = lsub.add_parser("upload-results", help="add an lm-eval results folder as self-reported rows")

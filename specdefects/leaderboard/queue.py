@@ -8,6 +8,13 @@ built from a command template, so the worker does not care how a model is run:
 are substituted per argument (an argument that ends up empty is dropped). While it runs the worker
 renews its lease; if the lease was lost (another worker took over after a stall) the subprocess
 is killed and nothing is written.
+
+Nothing that says nothing about the model fails its request: when the Hub cannot be reached for the
+model check (``--check-hub``), the request goes back to PENDING with the reason and is tried again
+after :data:`HUB_RETRY_S`; when the worker itself is stopped (Ctrl-C, or SIGTERM, which
+``specdefects`` turns into the same interrupt), the evaluation's process group is stopped (SIGTERM,
+then SIGKILL after :data:`STOP_GRACE_S`) and the request goes back to PENDING at once. Only a real
+answer (the model is not on the Hub, has no licence, is too large, the evaluation failed) is FAILED.
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ from pathlib import Path
 from ..errors import SpecDefectsRuntimeError
 from .results import find_lmeval_results, make_summary, sample_files
 from .store import Claim, HubStore, LeaderboardStore
-from .submissions import SubmissionError, check_model_on_hub
+from .submissions import HubUnreachable, SubmissionError, check_model_on_hub
 
 log = logging.getLogger("specdefects.leaderboard")
 
@@ -37,6 +44,9 @@ DEFAULT_TASKS = "spec_defects,spec_follow_tests_paired"
 DEFAULT_RUNNER = (f"{shlex.quote(sys.executable)} -m specdefects.cli eval --model {{backend}} "
                   "--model_args {model_args} --tasks {tasks} --output_path {output} --log_samples "
                   "--confirm_run_unsafe_code {chat_template}")
+HUB_RETRY_S = 300.0  # a request put back because the Hub was unreachable waits this long before the next try
+STOP_GRACE_S = 10.0  # an evaluation asked to stop (SIGTERM) is killed after this long
+REQUEUED = "PENDING"  # run_request's status for a request put back in the queue
 _DTYPE = {"bfloat16": "bfloat16", "float16": "float16", "float32": "float32", "8bit": "auto", "4bit": "auto"}
 
 
@@ -78,10 +88,45 @@ def _tail(path: Path, n: int = 15) -> str:
     return "\n".join(lines[-n:])[-2000:]
 
 
+def stop_process_group(proc: subprocess.Popen, grace_s: float = STOP_GRACE_S) -> None:
+    """Stop ``proc`` and every process of its group (it was started in a session of its own):
+    SIGTERM, so that ``specdefects eval`` cleans up, then SIGKILL after ``grace_s``; reaped."""
+    for sig, wait_s in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 30.0)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            break
+        except OSError:
+            proc.send_signal(sig)
+        try:
+            proc.wait(timeout=wait_s)
+            break
+        except subprocess.TimeoutExpired:
+            continue
+    try:  # the group may outlive its leader: what it started and left behind goes too
+        os.killpg(proc.pid, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+def _release(store: LeaderboardStore, claim: Claim, reason: str, retry_after: float | None) -> str:
+    """Put the request back in the queue; REQUEUED, or LOST when it is no longer ours or the store
+    could not be written (then its lease running out puts it back)."""
+    try:
+        ok = store.release(claim, reason, retry_after)
+    except Exception as e:  # noqa: BLE001 - the store (the Hub) failing too: the lease ending re-queues it
+        log.error("could not put %s back in the queue (%s); it is re-queued when its lease ends", claim.id, e)
+        return "LOST"
+    return REQUEUED if ok else "LOST"
+
+
 def run_request(store: LeaderboardStore, claim: Claim, runner: str = DEFAULT_RUNNER, *, tasks: str = DEFAULT_TASKS,
                 lease_s: float = 600.0, check_hub: bool | None = None, timeout_s: float | None = None,
-                workdir: str | Path | None = None) -> str:
-    """Run one claimed request; returns its final status (FINISHED, FAILED or LOST)."""
+                workdir: str | Path | None = None, hub_retry_s: float = HUB_RETRY_S) -> str:
+    """Run one claimed request; returns its final status: FINISHED, FAILED, LOST (no longer this
+    worker's), or PENDING (:data:`REQUEUED`: the Hub could not be reached; the reason is on the request
+    as ``requeue_reason``, tried again after ``hub_retry_s``). Ctrl-C or SIGTERM (as
+    :class:`KeyboardInterrupt`) stops the evaluation, puts the request back and is raised again."""
     req = claim.request
     if check_hub is None:
         check_hub = isinstance(store, HubStore)
@@ -98,22 +143,24 @@ def run_request(store: LeaderboardStore, claim: Claim, runner: str = DEFAULT_RUN
         with open(logfile, "wb") as lf:
             proc = subprocess.Popen(argv, stdout=lf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                     start_new_session=True)
-            renew_every = max(1.0, lease_s / 3)
-            while True:
-                try:
-                    rc = proc.wait(timeout=renew_every)
-                    break
-                except subprocess.TimeoutExpired:
-                    pass
-                if timeout_s and time.time() - start > timeout_s:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                    proc.wait()
-                    raise SpecDefectsRuntimeError(f"evaluation exceeded {timeout_s:.0f} s and was stopped")
-                if not store.renew(claim, lease_s):
-                    os.killpg(proc.pid, signal.SIGKILL)
-                    proc.wait()
-                    log.warning("lost the lease on %s: another worker took it over; stopped", claim.id)
-                    return "LOST"
+            try:
+                renew_every = max(1.0, lease_s / 3)
+                while True:
+                    try:
+                        rc = proc.wait(timeout=renew_every)
+                        break
+                    except subprocess.TimeoutExpired:
+                        pass
+                    if timeout_s and time.time() - start > timeout_s:
+                        stop_process_group(proc, grace_s=0)
+                        raise SpecDefectsRuntimeError(f"evaluation exceeded {timeout_s:.0f} s and was stopped")
+                    if not store.renew(claim, lease_s):
+                        stop_process_group(proc, grace_s=0)
+                        log.warning("lost the lease on %s: another worker took it over; stopped", claim.id)
+                        return "LOST"
+            except BaseException:  # Ctrl-C, SIGTERM, a store that failed: the evaluation must not run on alone
+                stop_process_group(proc)
+                raise
         if rc != 0:
             raise SpecDefectsRuntimeError(f"evaluation command exited with status {rc}: {_tail(logfile, 6)}")
         found = find_lmeval_results(out)
@@ -125,6 +172,13 @@ def run_request(store: LeaderboardStore, claim: Claim, runner: str = DEFAULT_RUN
         files["eval.log"] = logfile
         ok = store.complete(claim, "FINISHED", result=summary, files=files)
         return "FINISHED" if ok else "LOST"
+    except HubUnreachable as e:
+        log.warning("request %s stays PENDING: %s", claim.id, e)
+        return _release(store, claim, str(e), time.time() + hub_retry_s)
+    except KeyboardInterrupt as e:
+        what = str(e) or "interrupted (Ctrl-C)"
+        _release(store, claim, f"the worker was {what} before the evaluation finished; queued again", None)
+        raise
     except Exception as e:  # noqa: BLE001 - every failure is recorded on the request
         msg = (str(e).strip() or type(e).__name__)[:2000]
         log.error("request %s failed: %s", claim.id, msg.splitlines()[0] if msg else "")
@@ -141,8 +195,9 @@ def worker_name() -> str:
 def run_queue(store: LeaderboardStore, runner: str = DEFAULT_RUNNER, *, once: bool = False,
               poll_interval: float = 60.0, lease_s: float = 600.0, tasks: str = DEFAULT_TASKS,
               check_hub: bool | None = None, timeout_s: float | None = None, worker: str | None = None,
-              echo=print) -> list[tuple[str, str]]:
-    """Process requests until the queue is empty (``once``) or forever; the (id, status) handled."""
+              echo=print, hub_retry_s: float = HUB_RETRY_S) -> list[tuple[str, str]]:
+    """Process requests until the queue is empty (``once``) or forever; the (id, status) handled
+    (status PENDING: put back, the Hub was unreachable)."""
     worker = worker or worker_name()
     done = []
     while True:
@@ -153,9 +208,15 @@ def run_queue(store: LeaderboardStore, runner: str = DEFAULT_RUNNER, *, once: bo
             time.sleep(poll_interval)
             continue
         echo(f"{claim.id}: RUNNING (attempt {claim.attempt}, worker {worker})")
-        status = run_request(store, claim, runner, tasks=tasks, lease_s=lease_s, check_hub=check_hub,
-                             timeout_s=timeout_s)
-        reason = claim.request.get("error") if status == "FAILED" else None
+        try:
+            status = run_request(store, claim, runner, tasks=tasks, lease_s=lease_s, check_hub=check_hub,
+                                 timeout_s=timeout_s, hub_retry_s=hub_retry_s)
+        except KeyboardInterrupt:  # Ctrl-C or SIGTERM: run_request stopped the evaluation and put it back
+            if claim.request.get("status") == REQUEUED:
+                echo(f"{claim.id}: {REQUEUED}: {claim.request.get('requeue_reason')}")
+            raise
+        reason = claim.request.get("error") if status == "FAILED" else \
+            claim.request.get("requeue_reason") if status == REQUEUED else None
         echo(f"{claim.id}: {status}" + (f": {reason.splitlines()[0][:300]}" if reason else ""))
         done.append((claim.id, status))
         if once:

@@ -54,6 +54,16 @@ def _iso(t: float) -> str:
     return _dt.datetime.fromtimestamp(t, _dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+def waiting(r: dict, now: float | None = None) -> bool:
+    """A PENDING request put back with a time before which it is not taken again (Hub unreachable)."""
+    return r.get("status") == "PENDING" and _ts(r.get("retry_after")) > (time.time() if now is None else now)
+
+
+def _requeued(r: dict, reason: str, retry_after: float | None) -> None:
+    r.update(status="PENDING", lease_expires=None, requeue_reason=reason[:2000],
+             retry_after=_iso(retry_after) if retry_after else None, requeued=int(r.get("requeued") or 0) + 1)
+
+
 def check_id(rid: str) -> str:
     if not isinstance(rid, str) or not SAFE_ID.match(rid) or ".." in rid:
         raise SubmissionError(f"invalid request id {str(rid)[:80]!r}")
@@ -116,6 +126,13 @@ class LeaderboardStore(ABC):
     @abstractmethod
     def renew(self, claim: Claim, lease_s: float = 600.0) -> bool:
         """Extend the lease; False when the request is no longer this worker's."""
+
+    @abstractmethod
+    def release(self, claim: Claim, reason: str, retry_after: float | None = None) -> bool:
+        """Put a claimed request back: PENDING again with ``reason`` (``requeue_reason``), not claimed
+        before ``retry_after`` (a time; None: at once). The Hub was unreachable, or the worker was
+        stopped (Ctrl-C, SIGTERM): neither says anything about the model, so it does not count as one
+        of its :data:`MAX_ATTEMPTS`. False when the request is no longer this worker's."""
 
     @abstractmethod
     def complete(self, claim: Claim, status: str, *, error: str | None = None, result: dict | None = None,
@@ -223,22 +240,27 @@ class LocalStore(LeaderboardStore):
                  finished_time=done.get("finished_time"))
         write_json_atomic(self._path(r["id"]), r)
 
+    def _used_attempts(self, rid: str, n: int) -> int:
+        """Attempts that ended without the request being put back (:meth:`release`)."""
+        return sum(1 for i in range(1, n + 1) if not self._lease(rid, i).get("released"))
+
     def claim(self, worker: str, lease_s: float = 600.0) -> Claim | None:
         now = time.time()
         for r in self.list_requests():
-            if r["status"] not in ("PENDING", "RUNNING") or self._done_path(r["id"]).exists():
+            if r["status"] not in ("PENDING", "RUNNING") or self._done_path(r["id"]).exists() or waiting(r, now):
                 continue
             n = self._attempts(r["id"])
             if n and self._lease(r["id"], n).get("expires", 0) > now:
                 continue  # held by a live worker
-            if n >= MAX_ATTEMPTS:
-                self._fail_abandoned(r, n)
+            used = self._used_attempts(r["id"], n)
+            if used >= MAX_ATTEMPTS:
+                self._fail_abandoned(r, used)
                 continue
             expires = now + lease_s
             if not _create_exclusive(self._lease_path(r["id"], n + 1), {"worker": worker, "expires": expires}):
                 continue  # another worker won this one
             r.update(status="RUNNING", worker=worker, attempt=n + 1, started_time=now_iso(),
-                     lease_expires=_iso(expires))
+                     lease_expires=_iso(expires), retry_after=None, requeue_reason=None)
             write_json_atomic(self._path(r["id"]), r)
             return Claim(r, worker, n + 1, expires)
         return None
@@ -248,12 +270,30 @@ class LocalStore(LeaderboardStore):
         msg = f"abandoned: {n} worker(s) took this request and never completed it"
         self._complete(c, "FAILED", error=msg, check_attempt=False)
 
+    def _holds(self, claim: Claim) -> bool:
+        return self._attempts(claim.id) == claim.attempt and not self._done_path(claim.id).exists() \
+            and not self._lease(claim.id, claim.attempt).get("released")
+
     def renew(self, claim: Claim, lease_s: float = 600.0) -> bool:
-        if self._attempts(claim.id) != claim.attempt or self._done_path(claim.id).exists():
+        if not self._holds(claim):
             return False
         claim.expires = time.time() + lease_s
         write_json_atomic(self._lease_path(claim.id, claim.attempt), {"worker": claim.worker,
                                                                       "expires": claim.expires})
+        return True
+
+    def release(self, claim: Claim, reason: str, retry_after: float | None = None) -> bool:
+        if not self._holds(claim):
+            return False
+        # the lease ends now, marked as given back: the next claim makes attempt n+1 without counting this one
+        write_json_atomic(self._lease_path(claim.id, claim.attempt), {"worker": claim.worker, "expires": 0,
+                                                                      "released": reason[:200]})
+        if self._attempts(claim.id) != claim.attempt:
+            return False  # another worker took it over meanwhile (our lease had run out): its status stands
+        r = self._read(claim.id)
+        _requeued(r, reason, retry_after)
+        write_json_atomic(self._path(claim.id), r)
+        claim.request = r
         return True
 
     def complete(self, claim: Claim, status: str, *, error: str | None = None, result: dict | None = None,
@@ -263,7 +303,8 @@ class LocalStore(LeaderboardStore):
     def _complete(self, claim, status, *, error=None, result=None, files=None, check_attempt=True) -> bool:
         if status not in ("FINISHED", "FAILED"):
             raise SpecDefectsInputError(f"complete with FINISHED or FAILED, not {status}")
-        if check_attempt and self._attempts(claim.id) != claim.attempt:
+        if check_attempt and (self._attempts(claim.id) != claim.attempt
+                              or self._lease(claim.id, claim.attempt).get("released")):
             return False
         staging = None
         if status == "FINISHED":  # the results are written whole beside their place first
@@ -409,17 +450,18 @@ class HubStore(LeaderboardStore):
             for r in reqs:
                 if r["status"] == "RUNNING" and _ts(r.get("lease_expires")) > now:
                     continue
-                if r["status"] not in ("PENDING", "RUNNING"):
+                if r["status"] not in ("PENDING", "RUNNING") or waiting(r, now):
                     continue
                 n = int(r.get("attempt") or 0)
-                if n >= MAX_ATTEMPTS:
+                used = n - int(r.get("requeued") or 0)  # put back (release) is not a failed attempt
+                if used >= MAX_ATTEMPTS:
                     r.update(status="FAILED", finished_time=now_iso(),
-                             error=f"abandoned: {n} worker(s) took this request and never completed it")
+                             error=f"abandoned: {used} worker(s) took this request and never completed it")
                     self._write(r, sha, f"Fail abandoned request {r['id']}")
                     return "again"
                 expires = now + lease_s
                 r.update(status="RUNNING", worker=worker, attempt=n + 1, started_time=now_iso(),
-                         lease_expires=_iso(expires))
+                         lease_expires=_iso(expires), retry_after=None, requeue_reason=None)
                 self._write(r, sha, f"Claim {r['id']} (attempt {n + 1}, {worker})")
                 return Claim(r, worker, n + 1, expires)
             return None
@@ -443,6 +485,17 @@ class HubStore(LeaderboardStore):
             claim.expires = time.time() + lease_s
             r["lease_expires"] = _iso(claim.expires)
             self._write(r, sha, f"Renew lease on {claim.id}")
+            return True
+        return self._retrying(attempt)
+
+    def release(self, claim: Claim, reason: str, retry_after: float | None = None) -> bool:
+        def attempt():
+            sha, r = self._held(claim)
+            if r is None:
+                return False
+            _requeued(r, reason, retry_after)
+            self._write(r, sha, f"Requeue {claim.id}")
+            claim.request = r
             return True
         return self._retrying(attempt)
 

