@@ -83,9 +83,10 @@ def test_lv_that_changes_the_meaning_is_not_compliant(he, mbpp, task_id, before,
 
 
 @needs_mbpp
-def test_round12_lv_failures_are_rejected(he, mbpp):
-    """Round 12 (seed 37): a grid cell's edge taken as a graph's ("share a link"), a list of strings
-    made a set (no order, no duplicates: the task changes), two blurred nouns stacked."""
+def test_lv_wrong_sense_a_set_for_a_list_and_stacked_nouns_are_rejected(he, mbpp):
+    """HumanEval/129: a grid cell's edge taken as a graph's ("an edge" -> "a link"); HumanEval/149: "a list of
+    strings" made "a set of texts" (no order, no duplicates: the task changes); mbpp/372: two blurred nouns stacked
+    ("a bunch of items of entries")."""
     v = verdict(edited(he["HumanEval/129"], "LV", "synonym", ("an edge", "a link")))
     assert v["same_meaning"] == 0 and v["compliance"] == 0
     v = verdict(edited(he["HumanEval/149"], "LV", "phrase", ("a list of strings", "a set of texts")))
@@ -213,7 +214,7 @@ def test_us_judge_accepts_a_name_only_when_it_loses_what_the_prose_lost(mbpp):
         assert judge_rules(bad)["compliance"] == 0, other
 
 
-ROUND6_REFUSED = [  # (task, why the round-6 reader rejected the deletion the engine made then)
+ONE_SENTENCE_REQUESTS = [  # (task, why a reader rejected the deletion the engine once made there)
     ("577", "'find the[ last] digit in factorial': the ordinal is the request"),
     ("418", "'find the sublist[ having maximum length]': the objective is the request"),
     ("410", "'find the[ minimum] value': the superlative is the request"),
@@ -222,14 +223,16 @@ ROUND6_REFUSED = [  # (task, why the round-6 reader rejected the deletion the en
 
 
 @needs_mbpp
-@pytest.mark.parametrize("task_id,why", ROUND6_REFUSED)
+@pytest.mark.parametrize("task_id,why", ONE_SENTENCE_REQUESTS)
 def test_us_engine_keeps_what_a_one_sentence_request_asks_for(mbpp, task_id, why):
     from specdefects.defects import NotApplicable, mutate
     m = mutate(mbpp[task_id], "US", seed=0)
     assert isinstance(m, NotApplicable) and "request" in m.reason, why
 
 
-def test_us_engine_round6_multi_constraint_and_garble(he):
+def test_us_engine_keeps_two_joined_constraints_and_a_bound_after_not(he):
+    """HumanEval/126 "Assume no negative numbers and only integers." is two constraints joined by 'and'; "is not
+    less than 2" never loses its bound to leave "is not"."""
     from specdefects.defects import mutate
     # HumanEval/126: "Assume no negative numbers and only integers." is two constraints
     for seed in range(5):
@@ -238,15 +241,15 @@ def test_us_engine_round6_multi_constraint_and_garble(he):
     # "is not less than 2" never loses its bound to leave "is not."
     from specdefects.defects.under_specification import candidates
     desc = "It is guaranteed that R+B is not less than 2. Print the answer."
-    assert not [c for c in candidates(desc) if desc[:c[2]].rstrip().endswith("not")]
+    assert not [c for c in candidates(desc) if desc[:c.start].rstrip().endswith("not")]
 
 
-# --------------------------------------------------------------------------- round 7 (seed 32)
+# --------------------------------------------------------------------------- same precision, fragments
 
 
 def test_lv_same_precision_swap_alone_is_not_compliant(he):
     from specdefects.defects.judge import same_precision_only
-    for m in (edited(he["HumanEval/26"], "LV", "verb", ("remove", "drop")),  # round 7: "remove -> drop" alone
+    for m in (edited(he["HumanEval/26"], "LV", "verb", ("remove", "drop")),  # "remove -> drop" alone
               edited(he["HumanEval/26"], "LV", "synonym", ("elements", "items"))):
         assert same_precision_only(m)
         assert verdict(m)["compliance"] == 0, m.task.description
@@ -305,9 +308,10 @@ def test_us_engine_leaves_no_fragment_and_no_rule_the_output_section_restates(he
         assert isinstance(m, NotApplicable) or "find the minimum number of edges" in m.task.description
 
 
-def test_round8_failures_are_refused(he, mbpp, lcb):
-    """Round 8 (seed 33): a blanket validity sentence, two sort keys, a modulus whose reason stays, a
-    singular/plural pair blurred apart, and 'characters' -> 'symbols' where the characters include '@'."""
+def test_us_keeps_a_blanket_validity_two_sort_keys_and_a_modulus_whose_reason_stays(he, mbpp, lcb):
+    """HumanEval/97 "Assume the input is always valid." constrains no answer; mbpp/705 "sort a list of lists by
+    length and value" has two sort keys; lcbpub-0868 and lcbpub-0114 "Since the answer may be very large, return it
+    modulo ..." would keep the reason of a modulus gone."""
     from specdefects.defects import NotApplicable, mutate
     m = mutate(he["HumanEval/97"], "US", seed=0)
     assert isinstance(m, NotApplicable) or "always valid" in m.task.description
@@ -317,6 +321,13 @@ def test_round8_failures_are_refused(he, mbpp, lcb):
         for task_id in ("lcbpub-0868", "lcbpub-0114"):  # "Since the answer may be very large, return it modulo ..."
             m = mutate(lcb[task_id], "US", seed=seed)
             assert isinstance(m, NotApplicable) or "modulo" in m.task.description, task_id
+
+
+def test_lv_keeps_characters_that_are_symbols_and_blurs_singular_and_plural_alike(lcb):
+    """lcbpub-0492's characters include '@', '#', '$': "characters" never becomes "symbols"; a singular/plural
+    pair ("subarray", "subarrays") gets the same blur."""
+    from specdefects.defects import NotApplicable, mutate
+    for seed in range(4):
         m = mutate(lcb["lcbpub-0492"], "LV", seed=seed)  # its characters include '@', '#', '$'
         assert isinstance(m, NotApplicable) or "symbol" not in m.task.description
     import random
@@ -329,9 +340,9 @@ def test_round8_failures_are_refused(he, mbpp, lcb):
         assert picks[("synonym", "subarrays")] == picks[("synonym", "subarray")] + "s"
 
 
-def test_round9_failures_are_refused(he, mbpp, lcb):
-    """Round 9 (seed 34): a constraint the function's name still says (sum_to_n, set_Bit_Number,
-    split_lowerstring), a term blurred in some places only, 'overall result' for a sum."""
+def test_us_keeps_or_renames_away_what_the_function_name_still_says(he, mbpp):
+    """HumanEval/60 sum_to_n "sums numbers from 1 to n", mbpp/302 set_Bit_Number "which is also a set bit",
+    mbpp/15 split_lowerstring "split a string at lowercase letters": the constraint stays, or the name loses it too."""
     from specdefects.defects import NotApplicable, mutate
     for seed in range(4):
         m = mutate(he["HumanEval/60"], "US", seed=seed)
@@ -340,6 +351,13 @@ def test_round9_failures_are_refused(he, mbpp, lcb):
             m = mutate(mbpp[task_id], "US", seed=seed)
             assert isinstance(m, NotApplicable) or kept in m.task.description or \
                 m.task.entry_point != mbpp[task_id].entry_point, task_id
+
+
+def test_lv_never_says_overall_result_for_a_sum_nor_blurs_a_term_in_some_places_only(he, mbpp):
+    """HumanEval/84 and mbpp/398 never get "overall result" for their sum; a term the engine can blur in some
+    mentions only ("interval", "The i-th interval (1 <= i <= N)") is left whole."""
+    from specdefects.defects import NotApplicable, mutate
+    for seed in range(4):
         for task in (he["HumanEval/84"], mbpp["398"]):
             m = mutate(task, "LV", seed=seed)
             assert isinstance(m, NotApplicable) or "overall result" not in m.task.description
@@ -350,10 +368,9 @@ def test_round9_failures_are_refused(he, mbpp, lcb):
     assert "interval" not in groups or len(groups["interval"][2]) == desc.count("interval")
 
 
-def test_round10_failures_are_refused(he, mbpp, lcb):
-    """Round 10 (seed 35): a term kept in its other number (vertex/vertices, Edge i), 'in there', a
-    same-precision rename (generate -> make, convert -> change), 'every two[ consecutive]', a
-    parenthetical gloss, 'those characters[ which ...]'."""
+def test_lv_keeps_a_term_in_its_other_number_no_in_there_and_no_same_precision_rename(he, lcb):
+    """lcbpub-0657 and lcbpub-0775 never blur "vertices" while "vertex i" stays; HumanEval/47 "in the list l" never
+    becomes "in there"; HumanEval/163's only rename is a same-precision one (generate -> make)."""
     from specdefects.defects import NotApplicable, mutate
     for seed in range(4):
         for task_id in ("lcbpub-0657", "lcbpub-0775"):  # never "vertices" blurred while "vertex i" stays
@@ -365,6 +382,14 @@ def test_round10_failures_are_refused(he, mbpp, lcb):
         m = mutate(he["HumanEval/47"], "LV", seed=seed)
         assert isinstance(m, NotApplicable) or "in there" not in m.task.description
         assert isinstance(mutate(he["HumanEval/163"], "LV", seed=seed), NotApplicable)  # generate -> make only
+
+
+def test_us_keeps_consecutive_beside_every_two_a_gloss_and_those_which(he, mbpp):
+    """HumanEval/5 "between every two[ consecutive] elements": every two are the consecutive ones; HumanEval/1
+    "balanced[ (each open brace is properly closed)]" glosses a term kept; mbpp/776 "count those characters[ which
+    have vowels as their neighbors]": the clause is all that says which."""
+    from specdefects.defects import NotApplicable, mutate
+    for seed in range(4):
         m = mutate(he["HumanEval/5"], "US", seed=seed)
         assert isinstance(m, NotApplicable) or "consecutive" in m.task.description
         m = mutate(he["HumanEval/1"], "US", seed=seed)
@@ -373,12 +398,13 @@ def test_round10_failures_are_refused(he, mbpp, lcb):
         assert isinstance(m, NotApplicable) or "neighbors" in m.task.description
 
 
-def test_round11_us_failures_are_refused(he, mbpp, lcb):
-    """Round 11 (seed 36), US: a superlative of an input the text still names ('maximum possible weight
-    w'), a lead-in with the definition it introduces, the task's own decision sentence, 'increasing'
-    where the rest says sorted, a quoted letter the name still says (wordz), half of a one-sentence
-    request, 'more than once' beside 'duplicates', a clause that takes an operation along, a separator
-    the output template shows, 'even' out of 'even index binomial coefficients'."""
+def test_us_keeps_what_the_rest_states_or_what_takes_more_than_one_constraint(he, mbpp, lcb):
+    """A superlative of an input the text still names (HumanEval/72 'maximum possible weight w'), a lead-in with
+    the definition it introduces (HumanEval/130), the task's own decision sentence (HumanEval/109), 'increasing'
+    where the rest says sorted (HumanEval/123), a quoted letter the name still says (mbpp/643, wordz), half of a
+    one-sentence request (mbpp/236), 'more than once' beside 'duplicates' (mbpp/376), a clause that takes an
+    operation along (lcbpub-0585), a separator the output template shows (lcbpub-0197), 'even' out of 'even index
+    binomial coefficients' (mbpp/274)."""
     from specdefects.defects import NotApplicable, mutate
 
     def kept(task, text, seeds=range(4)):
@@ -386,10 +412,10 @@ def test_round11_us_failures_are_refused(he, mbpp, lcb):
             m = mutate(task, "US", seed=seed)
             assert isinstance(m, NotApplicable) or text in m.task.description, (task.task_id, seed)
 
-    for seed in range(4):  # the superlative never goes alone (round 14 may delete the whole weight condition)
+    for seed in range(4):  # the superlative never goes alone (the whole weight condition may)
         m = mutate(he["HumanEval/72"], "US", seed=seed)
         if not isinstance(m, Mutant):
-            continue  # since round 19 no deletion of HumanEval/72 is safe: "it's unbalanced" in an example
+            continue  # no deletion of HumanEval/72 is safe since its example says "it's unbalanced"
         left = m.task.description
         assert "maximum possible weight w" in left or "weight" not in left, left
     kept(he["HumanEval/130"], "Tribonacci sequence is defined by the recurrence:")
@@ -404,16 +430,16 @@ def test_round11_us_failures_are_refused(he, mbpp, lcb):
     kept(lcb["lcbpub-0197"], "separated by a space")
     # the 'and' of "prime numbers and[ less than n]" is left dangling: never made
     kept(he["HumanEval/96"], "less than n")
-    # a one-sentence request's superlative goes only where a quantity is left to ask for (round 6):
+    # a one-sentence request's superlative goes only where a quantity is left to ask for:
     # "find the[ last] two digits in factorial" and "find the list with[ minimum] length" leave none
     kept(mbpp["692"], "last two digits")
     kept(mbpp["50"], "minimum length")
     kept(mbpp["415"], "highest product")
 
 
-def test_round12_us_leftovers_are_not_natural(lcb):
-    """Round 12 (seed 37): what a US deletion leaves may say nothing ("arranged of size", a bullet
-    "321-like Numbers exist.")."""
+def test_us_leftovers_that_say_nothing_are_not_natural(lcb):
+    """What a US deletion leaves may say nothing: lcbpub-0886 "arranged[ in ascending order] of size" leaves
+    "arranged of size", lcbpub-0286 "[At least K ]321-like Numbers exist." a bullet "321-like Numbers exist."."""
     v = verdict(edited(lcb["lcbpub-0886"], "US", "delete", (" in ascending order", "")))
     assert v["no_vacuous_left"] == 0 and v["naturalness"] == 0
     v = verdict(edited(lcb["lcbpub-0286"], "US", "delete", ("At least K ", "")))
@@ -421,7 +447,7 @@ def test_round12_us_leftovers_are_not_natural(lcb):
 
 
 def test_sf_never_drops_a_bracket_from_a_bracket_value(lcb):
-    """Round 12: "transform S into ()(())" -> "()(()" in lcbpub-0982's explanation changed a value of
+    """lcbpub-0982: "transform S into ()(())" -> "()(()" in its explanation changed a value of
     the task (its strings are brackets), not the statement's form. Brackets of prose stay corruptible."""
     task = lcb["lcbpub-0982"]
     runs = [m for m in re.finditer(r"[()\[\]{}]{2,}", task.description)]
@@ -432,9 +458,9 @@ def test_sf_never_drops_a_bracket_from_a_bracket_value(lcb):
     assert [o for o in ops if o.before in "()"], "a lone bracket of the prose ('(1 <= i <= N)') stays corruptible"
 
 
-def test_us_round12_deletions_that_lose_nothing_are_not_made(lcb):
+def test_us_order_in_the_constraints_and_inclusivity_of_literal_bounds_are_not_deleted(lcb):
     """lcbpub-0886: "in ascending order" while the Constraints keep "A_i \\leq A_{i+1}"; lcbpub-0612:
-    ", inclusive" after "between 1 and N", whose p_i index f_1..f_N anyway (round 12's readers)."""
+    ", inclusive" after "between 1 and N", whose p_i index f_1..f_N anyway."""
     from specdefects.defects import under_specification as us
     for task_id, gone in (("lcbpub-0886", "ascending order"), ("lcbpub-0612", "inclusive")):
         task = lcb[task_id]
@@ -443,8 +469,8 @@ def test_us_round12_deletions_that_lose_nothing_are_not_made(lcb):
         assert not [o.before for m in made for o in m.ops if gone in o.before], (task_id, [m.ops for m in made])
 
 
-def test_round13_us_failures_are_rejected_by_the_judge(he, lcb):
-    """Round 13 (seed 38): the request's objective clause (HumanEval/73), the definition of a word every
+def test_judge_rejects_an_objective_a_known_definition_an_empty_item_and_an_empty_sentence(he, lcb):
+    """The request's objective clause (HumanEval/73), the definition of a word every
     reader knows (HumanEval/112), an empty numbered item (HumanEval/124), a sentence left saying nothing
     (lcbpub-0004). Each is rebuilt from the real task and rejected on the criterion it breaks."""
     v = verdict(edited(he["HumanEval/73"], "US", "delete",
@@ -465,8 +491,8 @@ def test_round13_us_failures_are_rejected_by_the_judge(he, lcb):
 
 
 @needs_mbpp
-def test_round13_us_deletions_are_not_made(he, mbpp, lcb):
-    """What round 13's readers rejected is no longer deleted, at any of eight seeds: the objective clause,
+def test_us_objective_known_definitions_restated_rules_and_bare_nouns_are_not_deleted(he, mbpp, lcb):
+    """None of these is deleted, at any of eight seeds: the objective clause (HumanEval/73),
     a known word's definition, an empty item, a rule the text says again (zero point, the names One..Nine,
     points[i] = [x_i, y_i], T below the total's bound), a sentence left empty, a cut index chain, and a
     qualifier whose loss leaves a bare singular noun ("occurs for number of times")."""
@@ -491,9 +517,11 @@ def test_round13_us_deletions_are_not_made(he, mbpp, lcb):
     ("mbpp", "834", " in spiral order", "generate_matrix"),       # the traversal order
     ("humaneval", "HumanEval/44", "\nbase numbers are less than 10.", "change_base"),  # a lower-case sentence
 ])
-def test_us_round14_new_constraints(he, mbpp, bench, task_id, gone, name):
-    """Constraints the engine missed before round 14: each goes alone, the name loses what it said,
-    and the judge accepts the mutant."""
+def test_us_bits_parity_run_base_traversal_and_a_lower_case_sentence_are_constraints(he, mbpp, bench, task_id, gone,
+                                                                                     name):
+    """Which bits, which parity, which numbers of a run, a pyramid's base, a traversal order and a sentence that
+    starts in lower case are constraints: each goes alone, the name loses what it said, and the judge accepts the
+    mutant."""
     task = (mbpp if bench == "mbpp" else he)[task_id]
     m = mutate(task, "US", seed=0)
     assert isinstance(m, Mutant), m
@@ -519,7 +547,9 @@ def test_us_definition_of_two_conditions_loses_one(he):
     ("HumanEval/41", "All cars move in the same speed."),        # a sentence that fixes the input for every car
     ("HumanEval/159", "if there are not enough remaining carrots"),  # an edge case after a bracketed line
 ])
-def test_us_round14_humaneval_sentences(he, task_id, gone):
+def test_us_same_speed_sentence_and_edge_case_after_a_bracketed_line_are_constraints(he, task_id, gone):
+    """HumanEval/41 "All cars move in the same speed." and HumanEval/159's "if there are not enough remaining
+    carrots" each go alone, and the judge accepts the mutant."""
     m = mutate(he[task_id], "US", seed=0)
     assert isinstance(m, Mutant), m
     (op,) = [o for o in m.ops if o.kind == "delete"]
@@ -529,8 +559,8 @@ def test_us_round14_humaneval_sentences(he, task_id, gone):
 
 
 @needs_mbpp
-def test_round14_us_failures_are_rejected_by_the_judge(he, mbpp):
-    """Round 14 (seed 39): a constraint the unchanged name still says (sum_even_and_even_index less "at even
+def test_judge_rejects_what_the_name_says_an_unknown_size_and_a_restated_clause(he, mbpp):
+    """A constraint the unchanged name still says (sum_even_and_even_index less "at even
     positions"), a size named by a letter the function is never given ("a given prime list[ of size k]"),
     a clause the next sentence restates ("[, that the resulting string will be good]")."""
     for m in (edited(mbpp["270"], "US", "delete", (" at even positions", "")),
@@ -541,8 +571,8 @@ def test_round14_us_failures_are_rejected_by_the_judge(he, mbpp):
 
 
 @needs_mbpp
-def test_round14_us_deletions_are_not_made(he, mbpp, lcb):
-    """What round 14's readers rejected is no longer deleted at any of eight seeds: a step of the suggested
+def test_us_algorithm_steps_stated_ranges_and_orders_and_unknown_sizes_are_not_deleted(he, mbpp, lcb):
+    """None of these is deleted at any of eight seeds: a step of the suggested
     algorithm (HumanEval/10), the list of a range the text states ('zero' to 'nine'), the objective
     the next sentence restates, a constraint the name keeps, an unexplained size k, an order the chain
     l_1 < r_1 = l_2 < ... states, and the superlative of a numbered stair."""
@@ -553,7 +583,7 @@ def test_round14_us_deletions_are_not_made(he, mbpp, lcb):
 
 
 def test_lv_rename_keeps_the_docstrings_prose_words(he):
-    """Round 14: renaming eat -> apply_rule also turned "the number of carrots that you need to eat" in
+    """HumanEval/159: renaming eat -> apply_rule once also turned "the number of carrots that you need to eat" in
     HumanEval/159's Variables section into "... need to apply_rule". The docstring's calls follow a
     rename; its English words stay."""
     task = he["HumanEval/159"]
@@ -568,8 +598,8 @@ def test_lv_rename_keeps_the_docstrings_prose_words(he):
 
 
 @needs_mbpp
-def test_round15_us_deletions_are_not_made(he, mbpp, lcb):
-    """Round 15 (seed 40): a detail of a known word's definition ("(prime ... is a natural number greater
+def test_us_definition_details_first_steps_adverbs_quantifiers_and_moduli_are_not_deleted(he, mbpp, lcb):
+    """None of these is deleted at any of eight seeds: a detail of a known word's definition ("(prime ... is a natural number greater
     than 1 ...)"), the first of a sequence of steps ("when you start[ with the minimum value], then ..."), an
     adjective an adverb needs ("circularly[ sorted] array"), a quantifier whose loss says the opposite
     ("such that[ at most 2] adjacent posts have the same color"), what an abbreviated name still says
@@ -583,8 +613,8 @@ def test_round15_us_deletions_are_not_made(he, mbpp, lcb):
     assert [o.before for o in m.ops if o.kind == "delete"] == ["numeric "] and m.task.entry_point == "ctr"
 
 
-def test_round16_us_failures_are_rejected_by_the_judge(he, lcb):
-    """Round 16 (seed 41): a length the rest still fixes ("[ of length k] with the maximum k numbers"), a rule an
+def test_judge_rejects_a_fixed_length_a_rule_an_example_shows_a_recurrence_and_a_notation(he, lcb):
+    """A length the rest still fixes ("[ of length k] with the maximum k numbers"), a rule an
     example in the same sentence shows (e.g. -123), a tie-break an example's explanation states ("which has the
     smallest index"), a recurrence that is the whole definition, a notation ("we write S > T"), a '0'/'1'
     alphabet the text calls binary. Each is rebuilt from the real task and rejected on the criterion it breaks."""
@@ -601,8 +631,8 @@ def test_round16_us_failures_are_rejected_by_the_judge(he, lcb):
 
 
 @needs_mbpp
-def test_round16_us_deletions_are_not_made(he, mbpp, lcb):
-    """What round 16's readers rejected is no longer deleted at any of eight seeds (the six kinds above, the
+def test_us_fixed_lengths_example_rules_factorizations_and_notations_are_not_deleted(he, mbpp, lcb):
+    """None of these is deleted at any of eight seeds (the six kinds above, the
     predicate of a check "is a[ binary] string", the product of the factors a factorization already gives, a
     verb left with no object "consider[ that ...]", and "in[ even] indices")."""
     never_deleted([(he, "HumanEval/120", "of length k"), (he, "HumanEval/108", "first"),
@@ -621,7 +651,8 @@ def test_round16_us_deletions_are_not_made(he, mbpp, lcb):
     ("he", "HumanEval/113", ", where each string consists of only digits"), ("mbpp", "264", " in dog's years"),
     ("mbpp", "699", "binary "), ("mbpp", "778", "consecutive "), ("mbpp", "482", "lower case "),
 ])
-def test_round16_new_us_constraints(he, mbpp, bench, task_id, gone):
+def test_us_sort_direction_letters_item_content_unit_and_qualifier_after_one_are_constraints(he, mbpp, bench,
+                                                                                              task_id, gone):
     """Constraints the engine now finds (a sort's direction where the name says sort, which letters, what every
     item holds, the unit of the answer, a qualifier after "one"/"pack"), each accepted by the judge; and never
     "lower and[ uppercase] characters" (mbpp/165), whose deletion would leave "lower and characters"."""
@@ -634,8 +665,8 @@ def test_round16_new_us_constraints(he, mbpp, bench, task_id, gone):
         assert "uppercase " not in [o.before for o in mutate(mbpp["165"], "US", seed=seed).ops], seed
 
 
-def test_round17_us_failures_are_rejected_by_the_judge(he, mbpp, lcb):
-    """Round 17 (seed 42): the superlative a suggested algorithm fixes (HumanEval/10), a bound that takes the
+def test_judge_rejects_a_fixed_superlative_a_bound_with_parity_a_pointer_and_an_untested_condition(he, mbpp, lcb):
+    """The superlative a suggested algorithm fixes (HumanEval/10), a bound that takes the
     input's parity with it ("[ till a given even number]"), the pointer to a listed condition, a detail of a
     "that is, ..." restatement, a condition left with nothing to test ("If the array has[ fewer than 3] elements")."""
     rejected_as_no_constraint(edited(he["HumanEval/10"], "US", "delete", (" shortest", "")),
@@ -652,8 +683,8 @@ def test_round17_us_failures_are_rejected_by_the_judge(he, mbpp, lcb):
 
 
 @needs_mbpp
-def test_round17_lv_rejections_are_not_made(he, lcb):
-    """Round 17's LV rejections: a same-precision story swap (teams -> sides, floors -> storeys), a phrase that
+def test_lv_story_swaps_dropped_constraints_settings_and_counts_are_not_made(he, lcb):
+    """No LV mutant makes a same-precision story swap (teams -> sides, floors -> storeys), a phrase that
     drops a constraint ("adjacent horizontally" -> "next to each other"), a story's setting blurred ("roulette"),
     a count taken for a value ("the number k (1 \\leq k \\leq N) of subsequences"); and "2 decimal points" is
     no place."""
@@ -677,8 +708,8 @@ def test_round17_lv_rejections_are_not_made(he, lcb):
 
 
 @needs_mbpp
-def test_round18_failures_are_rejected_by_the_judge(he, mbpp, lcb):
-    """Round 18 (seed 43): a typo that lands on another English word ("float" -> "flat"), "the length of" ->
+def test_judge_rejects_real_word_typos_same_precision_phrases_and_restated_us_deletions(he, mbpp, lcb):
+    """A typo that lands on another English word ("float" -> "flat"), "the length of" ->
     "the size of" alone (the same precision), a separator the output template below still shows, "zero" beside
     "positive", a parenthetical range that restates the class before it, and an input format taken with a
     precondition of its parts. Each is rebuilt from the real task and rejected; a real typo and a real
@@ -701,7 +732,7 @@ def test_round18_failures_are_rejected_by_the_judge(he, mbpp, lcb):
 
 
 @needs_mbpp
-def test_round18_rejections_are_not_made(he, mbpp, lcb):
+def test_sf_typos_are_no_english_words_and_lv_keeps_operations_size_and_split(he, mbpp, lcb):
     """No SF typo is another English word anywhere in HumanEval or MBPP; "basic algebra operations" keeps its
     word (no "moves"); no LV mutant of lcbpub-0873 is "the size of" alone; "split on whitespace" stays."""
     from specdefects.defects.judge import same_precision_only
@@ -732,8 +763,8 @@ def test_a_list_of_conditions_gives_one_bullet_to_delete(he):
 
 
 @needs_mbpp
-def test_round19_us_failures_are_rejected_by_the_judge(he, mbpp, lcb):
-    """Round 19 (seed 44): a condition of two parts, the restriction of a negated statement, a blanket "Note: you
+def test_judge_rejects_two_part_conditions_negations_validity_notes_and_explained_rules(he, mbpp, lcb):
+    """A condition of two parts, the restriction of a negated statement, a blanket "Note: you
     may assume the input is always valid", a predicate or superlative an example's explanation still says
     ("it's unbalanced", "the larger multiple"), a word whose opposite stays in the sentence, a bare "as number",
     a size the prose gives ("grid of size 3 x 3"), "either 0 or 1" beside "binary array", an index range "Print q
@@ -756,8 +787,8 @@ def test_round19_us_failures_are_rejected_by_the_judge(he, mbpp, lcb):
 
 
 @needs_mbpp
-def test_round19_lv_rejections_are_not_made(he, lcb):
-    """Round 19's LV rejections: books -> volumes (as precise), the origin -> the starting point (loses (0, 0)),
+def test_lv_volumes_starting_points_names_settings_and_gaps_are_not_made(he, lcb):
+    """No LV mutant makes books -> volumes (as precise), the origin -> the starting point (loses (0, 0)),
     a key built of digits -> a name, "takes n as a setting", "only letters and gaps"."""
     banned = {"lcbpub-0268": r"\bvolumes?\b", "lcbpub-0721": r"starting point", "lcbpub-0282": r"starting point",
               "lcbpub-0695": r"\bnames?\b", "HumanEval/117": r"\bgaps?\b"}

@@ -45,14 +45,12 @@ from .under_specification import (
     LEANS_BACK,
     RATIONALE,
     RESULT_FILLER,
-    STANDARD_TERMS,
-    SUPERLATIVE,
     TWO_CONDITION_DEFINITION,
-    defined_term,
     ends_properly,
     name_says,
-    rounds_16_to_19_failure,
 )
+from .underspec import judged_refusal
+from .underspec.text import STANDARD_TERMS, SUPERLATIVE, defined_term
 
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f]")
 NUMBER = re.compile(r"(?<![A-Za-z_])-?\d+(?:\.\d+)?")  # not the digits of an identifier (fib4)
@@ -509,7 +507,7 @@ def us_compliance(m: Mutant) -> dict[str, int]:
         constraint = 0  # "a given prime list[ of size k]" with no k anywhere: it constrained nothing
     # (``o`` has its "an"s made "a": the deletion's place in the real description is found again)
     at = m.original.description.find(deleted, max(0, start - 40)) if constraint else -1
-    if at >= 0 and rounds_16_to_19_failure(m.original, at, at + len(deleted)):
+    if at >= 0 and judged_refusal(m.original, at, at + len(deleted)):
         constraint = 0  # a size the rest still fixes, a rule an example explains, a notation, a recurrence ...
     return {"one_deletion": int(one_span), "deleted_words": int(words_deleted >= 1), "examples_kept": not_example,
             "constraint_deleted": constraint,
