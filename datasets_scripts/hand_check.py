@@ -99,11 +99,15 @@ def main(argv=None) -> int:
             mutants[(r["benchmark"], r["task_id"], r["defect"])] = mutate(t, r["defect"], seed=int(r["seed"]))
     cells, stale = hc.score(rows, mutants)
     print(hc.summary_table(cells))
+    surprisal = hc.score_surprisal(rows, mutants)
+    print("\nThe surprisal judge (its one verdict against each criterion; 'rule judge %' reads 'surprisal judge %'):")
+    print(hc.summary_table(surprisal))
     if stale:
         print(f"\n{len(stale)} stale label(s) (the engine now makes another mutant): {', '.join(stale[:10])}",
               file=sys.stderr)
     if args.json:
-        Path(args.json).write_text(json.dumps({"cells": [c.to_dict() for c in cells], "stale": stale}, indent=2) + "\n")
+        Path(args.json).write_text(json.dumps({"cells": [c.to_dict() for c in cells], "stale": stale,
+                                               "surprisal": [c.to_dict() for c in surprisal]}, indent=2) + "\n")
     return 0
 
 

@@ -182,10 +182,10 @@ def check_output_dir(path: str | os.PathLike, what: str = "--out", ours: Callabl
     _check_creatable(p.parent, what, path)
     if not p.is_dir():
         return p
+    _refuse_precious(p, what)  # replaced whole: never the folder a user works in, even if it holds only our files
     foreign = sorted(e.name for e in p.iterdir() if ours is None or not ours(e))
     if not foreign:
         return p
-    _refuse_precious(p, what)
     if not overwrite:
         shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
         raise OutputError(f"{what} {path} holds files this command did not write ({shown}): give a new or empty "

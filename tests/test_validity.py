@@ -120,8 +120,6 @@ def _prepared_model() -> str | None:
 def test_surprisal_rises_for_broken_cuts_and_falls_for_sound_ones(tmp_path):
     model, tok = sj.load_model(_prepared_model())
     pairs = {  # (original sentence, cut): broken?
-        ("You are given the ages of people, count those who are strictly more than 60 years old.",
-         "You are given the ages of people, count those who are strictly years old."): True,
         ("Remove the last element and add it to the end of the array.",
          "Remove the last element and add it of the array."): True,
         ("All cars move in the same speed.", "All cars move."): False,

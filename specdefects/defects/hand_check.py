@@ -145,6 +145,29 @@ def score(rows: Sequence[dict], mutants: dict[tuple[str, str, str], Mutant]) -> 
     return out, stale
 
 
+def score_surprisal(rows: Sequence[dict], mutants: dict[tuple[str, str, str], Mutant]) -> list[CellAgreement]:
+    """The surprisal judge (:mod:`.surprisal_judge`, from its store) against the labels of the defects it
+    judges: its one verdict held against both criteria, per benchmark and over all; rows without a stored
+    verdict are left out."""
+    from .surprisal_judge import SurprisalStore, verdict
+
+    store = SurprisalStore()
+    pairs: dict[tuple[str, str, str], list[tuple[int, int]]] = {}
+    for r in rows:
+        m = mutants.get((r["benchmark"], r["task_id"], r["defect"]))
+        if not isinstance(m, Mutant) or prompt_sha(m) != r["prompt_sha"]:
+            continue
+        v = verdict(m, store).get("surprisal_natural")
+        if v is None:
+            continue
+        for crit in CRITERIA:
+            for key in ((r["benchmark"], r["defect"], crit), ("all", r["defect"], crit)):
+                pairs.setdefault(key, []).append((int(r[LABEL_OF[crit]]), v))
+    return [CellAgreement(b, d, crit, len(hj), sum(h for h, _ in hj) / len(hj), sum(j for _, j in hj) / len(hj),
+                          sum(h == j for h, j in hj) / len(hj), kappa([h for h, _ in hj], [j for _, j in hj]))
+            for (b, d, crit), hj in sorted(pairs.items())]
+
+
 def summary_table(cells: Sequence[CellAgreement]) -> str:
     """Markdown: per benchmark x defect, hand-labelled and judged compliance/naturalness, agreement, kappa."""
     lines = ["| benchmark | defect | N | criterion | hand % | rule judge % | agreement % | Cohen's kappa |",

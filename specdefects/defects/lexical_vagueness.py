@@ -541,8 +541,16 @@ def _mutate(task: Task, seed: int) -> Mutant:
     raise Skip(last)
 
 
+def _names_next(desc: str, end: int, names: frozenset[str]) -> bool:
+    """The word after ``desc[:end]`` names a variable of the task ("a string text", "the list l"): a noun
+    phrase put before it would read as one garbled noun ("a chain of symbols content")."""
+    m = re.match(r"[ \t]+([A-Za-z_]\w*)", desc[end:])
+    return bool(m) and m.group(1).lower() in names
+
+
 def _draw(task: Task, seed: int, rng, groups) -> Mutant:
     desc = task.description
+    names = task_identifiers(task)
     k = rng.randint(1, MAX_GROUPS)
     chosen = rng.sample(groups, min(k, len(groups)))
     if not any(_blurs_prose(g) for g in chosen):  # a rename, an annotation or a same-precision swap alone
@@ -555,6 +563,7 @@ def _draw(task: Task, seed: int, rng, groups) -> Mutant:
 
     ops: list[Op] = []
     taken: list[tuple[int, int]] = []
+    blurred = False  # a term of the description made vaguer (every mutant needs one)
     if mapping:
         for s, e, old, new in tr.prose_rename_edits(desc, mapping):
             ops.append(Op("rename", cats[old], (s, e), old, new))
@@ -568,6 +577,11 @@ def _draw(task: Task, seed: int, rng, groups) -> Mutant:
         for s, e, w in occ:
             if overlaps((s, e), taken):
                 continue
+            if " " in alt and _names_next(desc, e, names):  # "a string text" -> "a text text"? one word or none
+                one = [a for a in alts if " " not in a and a.lower() != desc[e:].split(None, 1)[0].lower()]
+                if not one:
+                    continue
+                alt = one[0]
             after = _compound_alternative(w, alt) if kind == "synonym" and " " in w else match_case(w, alt)
             before = w
             art = re.search(r"(?<![\w'])(an?|An?|AN?)(\s+)$", desc[max(0, s - 4):s])
@@ -579,6 +593,7 @@ def _draw(task: Task, seed: int, rng, groups) -> Mutant:
             category = {"verb": "action_verb", "synonym": "domain_term", "phrase": "phrase"}[kind]
             ops.append(Op(kind, category, (s, e), before, after))
             taken.append((s, e))
+            blurred = blurred or _blurs_prose((tag, g))
     prompt_edits: list[tuple[int, int, str, str]] = []
     for tag, g in chosen:
         if tag == "ann":
@@ -595,8 +610,8 @@ def _draw(task: Task, seed: int, rng, groups) -> Mutant:
         cat = cats.get(before, "type_annotation")
         ops.append(Op(kind, cat, (s, e), before, after))
     ops.sort(key=lambda o: (o.kind.startswith("code_"), o.span))
-    if not any(o.kind != "code_annotation" for o in ops):
-        raise Skip("no occurrence left to change")
+    if not blurred:
+        raise Skip("no term of the description was left to change")
     mutant = build_mutant(task, DEFECT, ops, seed, **{k: v for k, v in changes.items() if k != "reference"})
     if mapping or prompt_edits:
         mutant.task = replace(mutant.task, reference=tr.new_reference(task, mutant.task, mapping))

@@ -47,8 +47,8 @@ DOMAIN_TERMS: dict[str, tuple[str, ...]] = {
     # text
     # not "line": a line is another thing ("return it as a line", "an empty line")
     # not "input": "interpret as inputs", "the resulting input S" take it in another sense
-    "string": ("text", "piece of text", "sequence of symbols", "series of symbols", "chain of symbols"),
-    "strings": ("texts", "pieces of text", "sequences of symbols", "series of symbols"),
+    "string": ("text", "sequence of symbols", "chain of characters", "piece of writing", "snippet"),
+    "strings": ("texts", "pieces of text", "sequences of symbols"),
     "substring": ("piece of text", "part of the text", "fragment"),
     "substrings": ("pieces of text", "fragments", "parts of the text"),
     "character": ("symbol",), "characters": ("symbols",),
@@ -160,6 +160,17 @@ DOMAIN_TERMS: dict[str, tuple[str, ...]] = {
     "equation": ("expression", "formula"), "equations": ("expressions", "formulas"),
     "profit": ("gain", "return"), "coefficients": ("factors", "values"), "coefficient": ("factor", "value"),
     "polynomial": ("expression", "formula"),
+    # a named shape said as the kind of thing it is ("check if the triangle is valid" -> "check if the shape is
+    # valid"): the sides, angles or sizes the task gives still fix it; not "square" or "cube" (a power, a root,
+    # a magic square), nor "circle" in a graph's cycle
+    "triangle": ("shape", "figure"), "triangles": ("shapes", "figures"),
+    "rectangle": ("shape", "figure"), "rectangles": ("shapes", "figures"),
+    "parallelogram": ("shape", "figure"), "trapezium": ("shape", "figure"), "rhombus": ("shape", "figure"),
+    "cylinder": ("solid", "round solid"), "cone": ("solid", "round solid"), "sphere": ("solid", "round object"),
+    "prism": ("solid", "block"), "ellipse": ("curve", "round shape"), "semicircle": ("shape", "round shape"),
+    "slope": ("steepness", "incline"), "coin": ("piece",), "coins": ("pieces",),
+    "parabola": ("curve",), "heap": ("structure", "container"),
+    "subset": ("group", "collection"), "subsets": ("groups", "collections"),
     "bracket": ("mark", "symbol"), "brackets": ("marks", "symbols"),
     "parentheses": ("brackets", "marks"),
 }
@@ -235,8 +246,9 @@ PHRASES: dict[str, tuple[str, ...]] = {
     r"the length of": ("the size of",),
     r"the sum of": ("the combined value of", "the aggregate of"),
     r"the product of": ("what you get multiplying", "the result of multiplying"),
-    r"a given string": ("some text", "a sequence of symbols", "an input"),
-    r"the given string": ("the text", "the symbols provided", "the input"),
+    r"a given string": ("a sequence of symbols", "an input", "a chain of symbols"),
+    # not "the symbols provided": "the symbols provided has" reads wrong
+    r"the given string": ("the text", "the input", "the sequence provided"),
     r"a given list": ("some items", "a bunch of items", "the collection"),
     r"the given list": ("the items", "the items provided"),  # not "the bunch": "in the bunch of items"
     r"a list of numbers": ("some values", "a bunch of values", "a series of values"),
@@ -264,6 +276,11 @@ PHRASES: dict[str, tuple[str, ...]] = {
     r"surface area": ("outer size", "outside extent"), r"the average of": ("the typical value of", "the middle value of"),
     r"binary XOR": ("bitwise combination",),
     r"floating point number": ("number", "value"),
+    # a kind of thing said as the broader thing: which kind is left open (the tests still fix it)
+    r"ip address": ("address", "network address"), r"roman numeral": ("numeral", "old-style numeral"),
+    r"binary tree": ("tree", "tree structure"), r"standard deviation": ("spread", "variation"),
+    r"electricity bill": ("bill", "charge"), r"using regex": ("using patterns", "with pattern matching"),
+    r"the babylonian method": ("an iterative method", "a classic method"), r"insertion point": ("place", "spot"),
     # not "if and only if": "when" drops the "only if" half of the condition
 }
 

@@ -5,9 +5,9 @@ For a mutant, the sentences its edit touches are compared with the same sentence
 ``delta`` is the language model's total negative log-likelihood (nats) of the edited sentences minus
 that of the original ones. A sound cut makes a sentence shorter and no stranger, so its NLL falls
 ("All cars move in the same speed." -> "All cars move."); a cut that breaks the sentence makes the
-shorter text *more* surprising ("who are strictly more than 60 years old" -> "who are strictly years
-old"). A row is judged unnatural when ``delta`` is above its defect's threshold (:data:`THRESHOLDS`,
-nats; only US is judged, see there).
+shorter text *more* surprising ("add it to the end of the array" -> "add it of the array": +9.2 nats). A row is judged unnatural when
+``delta`` is above its defect's threshold (:data:`THRESHOLDS`, nats; only US cuts inside a sentence are
+judged, see there). Measured on the hand check, the signal is weak: docs/dataset.md gives its agreement.
 
 Sentence NLLs are kept in a JSON-lines store (``stored/surprisal.jsonl``: ``sha256`` of the
 sentence, ``nll``, ``tokens``, ``model``) that ships with the package, so a build never loads the
@@ -27,11 +27,13 @@ from .llm_store import append_jsonl, read_jsonl, sha256_text
 
 STORE = Path(__file__).with_name("stored") / "surprisal.jsonl"
 MODEL = "qwen2.5-coder-0.5b-instruct"  # the registry's offline model, run in float32
-# nats the edited sentences may be more surprising than the original ones: a cut must not make its sentence
-# more surprising at all. LV is not judged: a broader word is often a rarer one ("a collection of values":
-# +16 nats over "a list of numbers"), while a slip of agreement ("the symbols provided has") costs +1.5, so the
-# total says nothing of grammar there
-THRESHOLDS = {"US": 0.0}
+# nats the edited sentence may be more surprising than the original one, though shorter. On the hand check's
+# 60 US cuts (docs/dataset.md) a limit of 0 rejected 8 sound cuts and passed the one broken cut, whose removed
+# word was itself rare; 5 nats keeps to the clear cases ("add it[ to the end] of the array": +9.2).
+# LV is not judged: a broader word is often a rarer one ("a collection of values": +16 nats over "a list of
+# numbers"), while a slip of agreement ("the symbols provided has") costs +1.5, so the total says nothing of
+# grammar there
+THRESHOLDS = {"US": 5.0}
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n\s*\n|\n(?=\s*(?:[-*]|\d+\.)\s)")
 
 
@@ -93,24 +95,33 @@ class SurprisalStore:
         self.nll.update({key(s): round(n, 4) for s, n, _ in scored})
 
 
+def judged_sentences(mutant: Mutant) -> tuple[list[str], list[str]] | None:
+    """The edited sentences of a mutant this judge reads, or None: a defect it does not judge, or a cut of
+    whole sentences or lines (the sentences left are the original's own, so no grammar can break)."""
+    if mutant.defect not in THRESHOLDS:
+        return None
+    old, new = edited_sentences(mutant.original.description, mutant.task.description)
+    return (old, new) if new and len(old) == len(new) else None
+
+
 def needed(mutants: Iterable[Mutant]) -> list[str]:
     """Every sentence the judged mutants' verdicts need, once each."""
     seen: dict[str, None] = {}
     for m in mutants:
-        if m.defect in THRESHOLDS:
-            old, new = edited_sentences(m.original.description, m.task.description)
-            seen.update(dict.fromkeys(old + new))
+        pair = judged_sentences(m)
+        if pair:
+            seen.update(dict.fromkeys(pair[0] + pair[1]))
     return list(seen)
 
 
 def verdict(mutant: Mutant, store: SurprisalStore) -> dict:
-    """``{"surprisal_delta": nats, "surprisal_natural": 0/1}``, or ``{}`` where the defect is not
-    judged or a sentence is not in the store."""
-    limit = THRESHOLDS.get(mutant.defect)
-    if limit is None:
+    """``{"surprisal_delta": nats, "surprisal_natural": 0/1}``, or ``{}`` where the mutant is not judged
+    (:func:`judged_sentences`) or a sentence is not in the store."""
+    pair = judged_sentences(mutant)
+    if pair is None:
         return {}
-    old, new = edited_sentences(mutant.original.description, mutant.task.description)
-    a, b = store.total(old), store.total(new)
+    limit = THRESHOLDS[mutant.defect]
+    a, b = store.total(pair[0]), store.total(pair[1])
     if a is None or b is None:
         return {}
     delta = round(b - a, 3)
