@@ -467,6 +467,29 @@ def _draw(pool: list[Edit], n: int, rng, taken: list[Edit]) -> list[Edit]:
     return chosen
 
 
+def _seen_as_error(op: Op) -> bool:
+    """A reader sees the edit as an error: not only a comma or semicolon put in, taken out or swapped for
+    the other, which often reads as correct where it lands ("s; treat" or "list, and" are fine English)."""
+    return not set(op.before + op.after) <= set(",; ")
+
+
+def _with_a_visible_error(ops: list[Op], typos: list[Edit], rng, chosen: list[Edit]) -> list[Op]:
+    """``ops`` with one description edit a reader sees: a typo where the prose offers one, else a comma of
+    the edits doubled; :class:`Skip` when neither is possible."""
+    extra = _draw(typos, 1, rng, chosen)
+    if extra:
+        e = extra[0]
+        if len(ops) >= MAX_EDITS:  # the typo takes the place of an edit no reader sees
+            unseen = next(i for i, o in enumerate(ops) if not o.kind.startswith("code_") and not _seen_as_error(o))
+            ops = ops[:unseen] + ops[unseen + 1:]
+        return sorted(ops + [Op(e.kind, "token", (e.start, e.end), e.before, rng.choice(e.options))],
+                      key=lambda o: (o.kind.startswith("code_"), o.span))
+    for i, o in enumerate(ops):
+        if o.before == "," and not o.kind.startswith("code_"):
+            return ops[:i] + [replace(o, after=",,")] + ops[i + 1:]
+    raise Skip("only commas or semicolons to move, which read as correct: nothing a reader sees as an error")
+
+
 def _mutate(task: Task, seed: int) -> Mutant:
     rng = rng_for(task, DEFECT, seed)
     desc = task.description
@@ -499,6 +522,8 @@ def _mutate(task: Task, seed: int) -> Mutant:
         chosen += _draw(extras, 1, rng, chosen)
     ops = [Op(e.kind, kind, (e.start, e.end), e.before, rng.choice(e.options))
            for e in sorted(chosen, key=lambda e: (e.in_prompt, e.start))]
+    if not any(_seen_as_error(o) for o in ops if not o.kind.startswith("code_")):
+        ops = _with_a_visible_error(ops, typos, rng, chosen)
     mutant = build_mutant(task, DEFECT, ops, seed)
     mutant.task.metadata = {**mutant.task.metadata, "sf_type": kind}
     return mutant
