@@ -245,7 +245,7 @@ def test_the_stores_that_ship_load_and_score_only_the_texts_they_judged(he):
     assert len(store) == 41 and {r["model"] for r in store.records.values()} == {"qwen2.5-coder-1.5b-instruct"}
     assert all(r["status"] == "rejected" and r["reason"] and r["attempts"] for r in store.records.values())
     skipped = {t.task_id for t, _ in rules_skipped(list(he.values()), ["US"], 0)}
-    # most of its pairs are still ones the rules skip (28 of 41 on round 16's engines, which cover a few more)
+    # most of its pairs are still ones the rules skip (28 of 41 with the rule engine of 2026-12-04, which covers a few more)
     assert len(skipped & {uid.split("/", 1)[1] for uid, _ in store.records}) > len(store) // 2
     js = JudgeStore(stored_path("judge", "humaneval"))
     mutants, _ = mutate_many(list(he.values()), ("LV", "US", "SF"), progress=False)

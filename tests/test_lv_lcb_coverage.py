@@ -101,7 +101,7 @@ def test_integer_sequence_blurs_and_keeps_the_number_kind(lcb):
     ("lcbpub-0232", {"buy"}), ("lcbpub-0239", {"product", "products"}), ("lcbpub-0309", {"city", "cities", "travel"}),
     ("lcbpub-0535", {"coordinate", "coordinates"}), ("lcbpub-0241", {"team", "teams"}),
     ("lcbpub-0438", {"station", "stations"}), ("lcbpub-0552", {"section", "sections"}),
-    # round 17: the creatures, foods, workers and things of the stories that had no LV mutant
+    # the creatures, foods, workers and things of the stories that had no LV mutant
     ("lcbpub-0816", {"slime", "slimes"}), ("lcbpub-0630", {"enemy", "enemies"}),
     ("lcbpub-0238", {"restaurant", "dish", "dishes"}), ("lcbpub-0774", {"humidifier"}),
     ("lcbpub-0810", {"villager", "villagers", "testimonies"}), ("lcbpub-0253", {"cuboid", "cuboids"}),
@@ -117,7 +117,7 @@ def test_story_word_of_a_skipped_task_is_blurred(lcb, task_id, words):
 
 
 @pytest.mark.parametrize("task_id, phrase", [
-    # (not "the origin" since round 19: "the starting point" loses that it is (0, 0))
+    # (not "the origin": "the starting point" loses that it is (0, 0))
     ("lcbpub-0203", "from the left"), ("lcbpub-0207", "clockwise order"),
     ("lcbpub-0226", "to the right of"), ("lcbpub-0560", "the Gregorian calendar"),
 ])

@@ -131,9 +131,9 @@ def test_a_word_the_statement_already_uses_is_not_drawn(lcb):
     assert "move" not in groups.get("operation", ()) and "moves" not in groups.get("operations", ())
 
 
-# --------------------------------------------------------------------------- round 12's LV failures
+# --------------------------------------------------------------------------- LV swaps that say another thing
 
-def test_round12_lv_failures_are_not_made(he, mb, lcb):
+def test_lv_never_swaps_to_a_word_of_another_precision_or_stacks_a_container(he, mb, lcb):
     """A grid's cell made a "square" (as precise; lcbpub-0993), a list made a "set" (no order, no repeats;
     HumanEval/149) and a container phrase stacked before "of" ("a given list of elements" -> "a bunch of
     items of entries"; mbpp/372)."""

@@ -251,7 +251,7 @@ def test_odd_statements_never_crash(text):
 
 
 def test_sf_never_types_a_typo_into_sample_data():
-    """Round 10: 'abcarc' -> 'abvarc' under "Sample Input 1" changed the sample, not its form."""
+    """'abcarc' -> 'abvarc' under "Sample Input 1" changed the sample, not its form."""
     from specdefects.defects import mutate
     from specdefects.records import Task
     desc = ("You are given two strings S and T of length N. Find how many characters differ.\n\nSample Input 1\n\n"

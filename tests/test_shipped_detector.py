@@ -26,7 +26,7 @@ def test_the_shipped_detector_is_complete_and_says_where_it_came_from():
     prov = read_provenance()
     assert prov["data"]["benchmarks"] == ["humaneval", "mbpp"] and prov["seeds"] == [42, 123456]
     # 0.7575 on the dataset before issue 25, whose LV and SF mutants carried marker words ("gives back",
-    # "routine") and machine-like edits; 0.6715 without them, 0.653 with round 6's US refusals (the study's LoRA: 0.745)
+    # "routine") and machine-like edits; 0.6715 without them, 0.653 with the first US refusals, 0.639 with texts carrying two labels (the study's LoRA: 0.745)
     assert prov["test_chosen"]["mcc"] >= 0.60 and len(prov["data"]["validator_sha256"]) == 64
     assert prov["blas"] and all(":" in k for k in prov["blas"]), "the BLAS kernels it was built on"
     assert prov["platform"]["cpu"] and prov["platform"]["numpy"], "the CPU and libraries it was built with"

@@ -155,15 +155,22 @@ def _task_args(p: argparse.ArgumentParser) -> None:
 
 
 def add_mutants_parser(sub) -> None:
-    p = sub.add_parser("mutants", help="make LLM mutants and LLM-judge scores, stored as data for builds",
+    p = sub.add_parser("mutants", help="make LLM mutants, LLM-judge scores and sentence surprisals, stored as data",
                        description="The study's LLM steps, run once and stored as JSON lines (by default in the "
                                    "package's specdefects/defects/stored/, which `build spec-defects` reads): "
                                    "'generate' runs the LLM engine with its compliance loop (engine checks, the "
                                    "rule judge and optionally the LLM judge must accept; bounded retries), "
                                    "'judge' scores every mutant of a benchmark (rule-made and stored LLM-made) "
-                                   "for compliance and naturalness. Both resume from their store.")
+                                   "for compliance and naturalness, 'surprisal' scores the sentences the surprisal judge "
+                                   "reads. Each resumes from its store.")
     acts = p.add_subparsers(dest="action", metavar="ACTION")
+    _add_generate(acts)
+    _add_judge(acts)
+    _add_surprisal(acts)
+    p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
+
+def _add_generate(acts) -> None:
     g = acts.add_parser("generate", help="LLM mutants for the pairs the rule engine skips (or all)",
                         formatter_class=argparse.RawDescriptionHelpFormatter,
                         description="Run the LLM engine on (task, defect) pairs and append each settled pair "
@@ -187,6 +194,8 @@ def add_mutants_parser(sub) -> None:
     g.add_argument("--store", default=None, help="the store file (default: the package's llm_mutants_<benchmark>.jsonl)")
     g.set_defaults(func=_run(_cmd_generate))
 
+
+def _add_judge(acts) -> None:
     j = acts.add_parser("judge", help="LLM-judge scores of every mutant of a benchmark",
                         formatter_class=argparse.RawDescriptionHelpFormatter,
                         description="Score each mutant the build would make (rule engine + stored LLM mutants) "
@@ -207,10 +216,12 @@ def add_mutants_parser(sub) -> None:
     j.add_argument("--store", default=None, help="the judge store (default: the package's llm_judge_<benchmark>.jsonl)")
     j.set_defaults(func=_run(_cmd_judge))
 
+
+def _add_surprisal(acts) -> None:
     u = acts.add_parser("surprisal", help="sentence surprisal for the surprisal judge (needs the model once)",
                         formatter_class=argparse.RawDescriptionHelpFormatter,
                         description="Score, with a small language model in float32, every sentence that the "
-                                    "LV and US mutants of a benchmark edit (and their originals), and append "
+                                    "US cuts of a benchmark edit inside a sentence (and their originals), and append "
                                     "the ones the store lacks; builds then judge naturalness from the store "
                                     "without the model (specdefects.defects.surprisal_judge).",
                         epilog="example:\n  specdefects mutants surprisal --benchmark mbpp --source mbpp.jsonl")
@@ -219,5 +230,3 @@ def add_mutants_parser(sub) -> None:
                                                  "the judge's own, qwen2.5-coder-0.5b-instruct)")
     u.add_argument("--store", default=None, help="the store (default: the package's stored/surprisal.jsonl)")
     u.set_defaults(func=_run(_cmd_surprisal))
-
-    p.set_defaults(func=lambda args: (p.print_help(), 2)[1])

@@ -77,13 +77,13 @@ DETERMINER_BEFORE = re.compile(r"\b(the|a|an|its|their|this|that|each|every|any|
 INFINITIVE_BEFORE = re.compile(r"\b(to|will|must|should|can|please)\s+$", re.I)
 SENSE_GUARDS = {  # word -> what may not follow it (the word then means something the lexicon does not)
     # "the number of ways", "the number, modulo 998244353, of ways": a count
-    # ... and "the number k (1 \leq k \leq N) of subsequences" (round 17)
+    # ... and "the number k (1 \leq k \leq N) of subsequences"
     "number": re.compile(r"\s+(?:of|line)\b|,[^.;]*?\bof\b|\s+[A-Za-z]\b[^.;\n]{0,40}?\bof\b"),
     "numbers": re.compile(r"\s+of\b|,[^.;]*?\bof\b"),
     # "Road i has a length of C_i" -> "a size of" reads wrong ("the length of" is a phrase of its own)
     "length": re.compile(r"\s+of\b"),
     # "split on whitespace", "split by commas": a delimiter's split, which "divide on whitespace" does not say
-    # (round 18, HumanEval/125)
+    # (HumanEval/125)
     "split": re.compile(r"\s+(?:on|by|at)\b", re.I), "splits": re.compile(r"\s+(?:on|by|at)\b", re.I),
     "swap": re.compile(r"\s+(?:the\s+)?case\b", re.I), "swaps": re.compile(r"\s+(?:the\s+)?case\b", re.I),
     "value": re.compile(r"\s+of\s+(?:the\s+)?(?:key|keys)\b"),
@@ -128,7 +128,7 @@ SENSE_GUARDS_BEFORE = {  # word -> what may not precede it ("blank spaces" would
     # "in sequence" means in order, not a container
     "sequence": re.compile(r"\b(?:number|integer|fibonacci|arithmetic|geometric|[a-z]+\d+|in)\s+$", re.I),
     # "the bitwise AND operation" is the operator itself; "basic algebra operations" are the arithmetic operators,
-    # which no step or move stands for (round 18, HumanEval/160)
+    # which no step or move stands for (HumanEval/160)
     "operation": re.compile(r"\b(?:and|or|xor|not|bitwise|shift|modulo|algebra|algebraic|arithmetic|math|"
                             r"mathematical|matrix|set)\s+$", re.I),
     "operations": re.compile(r"\b(?:and|or|xor|not|bitwise|shift|modulo|algebra|algebraic|arithmetic|math|"
@@ -183,26 +183,38 @@ def _lexical_groups(desc: str, prot, names: frozenset[str] = frozenset()) -> lis
     """(kind, word, occurrences, alternatives) for each lexicon word found in the prose; a word that
     is also one of the task's identifiers (``names``: "a string word", "the matrix grid" with
     ``grid[i][j]`` below) names that variable, so it keeps its spelling."""
+    return _usable_groups(desc, prot, _term_occurrences(desc, prot, names))
+
+
+def _sense_refused(desc: str, m: re.Match, lw: str, names: frozenset[str], before: str) -> bool:
+    """The word at ``m`` is a name, a variable or a sense the lexicon's alternatives do not share."""
+    w = m.group(0)
+    if w != lw and not (w[:1].isupper() and w[1:].islower()):
+        return True  # acronyms and MixedCase are names
+    if lw in names or (lw in ("character", "characters") and SYMBOL_CHARS.search(desc)) or \
+            (lw in ("key", "keys") and KEYBOARD.search(desc)):
+        return True  # (characters that include '@': "symbols" would mean those; a keyboard's keys are not labels)
+    if NAMED_BEFORE.search(before) and not re.search(r"(?:[.!?:]|\n)\s*\S+\s+$|^\S+\s+$", desc[:m.start()]):
+        return True  # part of a coined name: "an Extended ABC string", "the Fibonacci sequence"
+    if lw in ("product", "products") and not SHOP_CONTEXT.search(desc):
+        return True  # a product is a multiplication unless the statement sells things
+    if lw in ("point", "points") and (not GEOMETRY_CONTEXT.search(desc) or SCORE_CONTEXT.search(desc)):
+        return True  # "earn S points", "the match point": a point of geometry only
+    if lw in ("distance", "distances") and GRAPH_CONTEXT.search(desc):
+        return True  # a graph's distance counts edges on a shortest path: "the gap between vertex v and ..." is wrong
+    # a grid cell's or a shape's edge is no graph's edge: "adjacent by a link" takes the other sense
+    return lw in ("edge", "edges") and not GRAPH_CONTEXT.search(desc)
+
+
+def _term_occurrences(desc: str, prot, names: frozenset[str]) -> dict[tuple[str, str], list[tuple[int, int, str]]]:
+    """(kind, word) -> its (start, end, text) occurrences in the prose that may be blurred."""
     found: dict[tuple[str, str], list[tuple[int, int, str]]] = {}
     for m in re.finditer(r"(?<![\w'-])[A-Za-z]+(?![\w'-])", desc):
         w = m.group(0)
         lw = w.lower()
-        if w != lw and not (w[:1].isupper() and w[1:].islower()):
-            continue  # acronyms and MixedCase are names
-        if lw in names or (lw in ("character", "characters") and SYMBOL_CHARS.search(desc)) or \
-                (lw in ("key", "keys") and KEYBOARD.search(desc)):
-            continue  # (characters that include '@': "symbols" would mean those; a keyboard's keys are not labels)
         before = desc[max(0, m.start() - 12):m.start()]
-        if NAMED_BEFORE.search(before) and not re.search(r"(?:[.!?:]|\n)\s*\S+\s+$|^\S+\s+$", desc[:m.start()]):
-            continue  # part of a coined name: "an Extended ABC string", "the Fibonacci sequence"
-        if lw in ("product", "products") and not SHOP_CONTEXT.search(desc):
-            continue  # a product is a multiplication unless the statement sells things
-        if lw in ("point", "points") and (not GEOMETRY_CONTEXT.search(desc) or SCORE_CONTEXT.search(desc)):
-            continue  # "earn S points", "the match point": a point of geometry only
-        if lw in ("distance", "distances") and GRAPH_CONTEXT.search(desc):
-            continue  # a graph's distance counts edges on a shortest path: "the gap between vertex v and ..." is wrong
-        if lw in ("edge", "edges") and not GRAPH_CONTEXT.search(desc):
-            continue  # a grid cell's or a shape's edge is no graph's edge: "adjacent by a link" takes the other sense
+        if _sense_refused(desc, m, lw, names, before):
+            continue
         kind_of = INTEGER_KIND.search(desc[max(0, m.start() - 40):m.start()]) if lw in ("sequence", "sequences") else None
         if kind_of and not overlaps((m.start() - len(kind_of.group(1)), m.end()), prot):
             # "an integer sequence A" -> "a collection of integer values A": the noun blurs, the number kind stays
@@ -223,6 +235,11 @@ def _lexical_groups(desc: str, prot, names: frozenset[str] = frozenset()) -> lis
         elif lw in DOMAIN_TERMS and not (INFINITIVE_BEFORE.search(before) and not named_item) and not sentence_start and \
                 not _modifies_next_noun(desc, m.end()):
             found.setdefault(("synonym", lw), []).append((m.start(), m.end(), w))
+    return found
+
+
+def _usable_groups(desc: str, prot, found: dict[tuple[str, str], list[tuple[int, int, str]]]) -> list[Group]:
+    """The groups of ``found`` blurred everywhere the prose says the word, with the alternatives that fit."""
     out = []
     mentions = {}  # word -> how many prose mentions, counted once per word
     prose = _blanked(desc, prot)
@@ -326,7 +343,7 @@ def _phrase_groups(desc: str, prot) -> list[Group]:
                                                                        re.I) if not overlaps(m.span(), prot)]
         if any(re.match(r" of\b", desc[e:e + 4], re.I) for _, e, _ in occ):
             # "a given list of elements": only a container noun may stand before "of" ("the collection of
-            # elements"), never "a bunch of items of entries" or "some items of elements" (round 12, mbpp/372)
+            # elements"), never "a bunch of items of entries" or "some items of elements" (mbpp/372)
             alts = tuple(a for a in alts if a.split()[-1] in OF_HEADS)
         if occ and alts:
             out.append(("phrase", pattern, occ, alts))
@@ -550,25 +567,48 @@ def _names_next(desc: str, end: int, names: frozenset[str]) -> bool:
 
 def _draw(task: Task, seed: int, rng, groups) -> Mutant:
     desc = task.description
-    names = task_identifiers(task)
-    k = rng.randint(1, MAX_GROUPS)
-    chosen = rng.sample(groups, min(k, len(groups)))
-    if not any(_blurs_prose(g) for g in chosen):  # a rename, an annotation or a same-precision swap alone
-        chosen[0] = rng.choice([g for g in groups if _blurs_prose(g)])  # leaves the description's meaning as it was
-    chosen += [g for g in _siblings(chosen, groups) if g not in chosen]
+    chosen = _choose(groups, rng)
     picks = _aligned_alternatives(chosen, rng)
     renames = [g for tag, g in chosen if tag == "ren"]
     mapping = {old: new for _cat, old, new in renames}
     cats = {old: cat for cat, old, _new in renames}
-
-    ops: list[Op] = []
-    taken: list[tuple[int, int]] = []
-    blurred = False  # a term of the description made vaguer (every mutant needs one)
+    ops = [Op("rename", cats[old], (s, e), old, new) for s, e, old, new in tr.prose_rename_edits(desc, mapping)] \
+        if mapping else []
+    text_ops, blurred = _text_ops(desc, chosen, picks, task_identifiers(task), [o.span for o in ops])
+    prompt_ops, changes, prompt_edits = _prompt_ops(task, chosen, mapping, cats)
+    ops = sorted(ops + text_ops + prompt_ops, key=lambda o: (o.kind.startswith("code_"), o.span))
+    if not blurred:
+        raise Skip("no term of the description was left to change")
+    mutant = build_mutant(task, DEFECT, ops, seed, **{k: v for k, v in changes.items() if k != "reference"})
+    if mapping or prompt_edits:
+        mutant.task = replace(mutant.task, reference=tr.new_reference(task, mutant.task, mapping))
+        if mutant.task.reference and rn.parse_program(mutant.task.reference)[0] is None \
+                and rn.parse_program(task.reference)[0] is not None:
+            raise Skip("renamed reference does not parse")
     if mapping:
-        for s, e, old, new in tr.prose_rename_edits(desc, mapping):
-            ops.append(Op("rename", cats[old], (s, e), old, new))
-            taken.append((s, e))
-    # phrases before single words, so a word inside a rewritten phrase is left to the phrase
+        md = dict(mutant.task.metadata)
+        md["lv_renames"] = dict(mapping)
+        if task.entry_point in mapping:
+            md["original_entry_point"] = task.entry_point
+        mutant.task.metadata = md
+    return mutant
+
+
+def _choose(groups, rng) -> list:
+    """One to MAX_GROUPS groups, one of them a blur of the description's own words, with their siblings."""
+    k = rng.randint(1, MAX_GROUPS)
+    chosen = rng.sample(groups, min(k, len(groups)))
+    if not any(_blurs_prose(g) for g in chosen):  # a rename, an annotation or a same-precision swap alone
+        chosen[0] = rng.choice([g for g in groups if _blurs_prose(g)])  # leaves the description's meaning as it was
+    return chosen + [g for g in _siblings(chosen, groups) if g not in chosen]
+
+
+def _text_ops(desc: str, chosen, picks: dict, names: frozenset[str], taken: list[tuple[int, int]]
+              ) -> tuple[list[Op], bool]:
+    """The prose edits of the chosen text groups (phrases before single words, so a word inside a rewritten
+    phrase is left to the phrase), and whether one of them blurs a term (every mutant needs one)."""
+    ops: list[Op] = []
+    blurred = False
     for tag, g in sorted(chosen, key=lambda c: (c[0] != "text", c[1][0] != "phrase")):
         if tag != "text":
             continue
@@ -594,6 +634,11 @@ def _draw(task: Task, seed: int, rng, groups) -> Mutant:
             ops.append(Op(kind, category, (s, e), before, after))
             taken.append((s, e))
             blurred = blurred or _blurs_prose((tag, g))
+    return ops, blurred
+
+
+def _prompt_ops(task: Task, chosen, mapping: dict, cats: dict) -> tuple[list[Op], dict, list]:
+    """The code edits outside the description (annotations, renames), the renamed fields, and the edits."""
     prompt_edits: list[tuple[int, int, str, str]] = []
     for tag, g in chosen:
         if tag == "ann":
@@ -605,26 +650,9 @@ def _draw(task: Task, seed: int, rng, groups) -> Mutant:
     prompt_edits = _drop_overlapping(prompt_edits)
     if task.starter_code and prompt_edits:
         changes["starter_code"] = tr.new_starter(task, prompt_edits, mapping)
-    for s, e, before, after in prompt_edits:
-        kind = "code_rename" if (before in mapping and after == mapping[before]) else "code_annotation"
-        cat = cats.get(before, "type_annotation")
-        ops.append(Op(kind, cat, (s, e), before, after))
-    ops.sort(key=lambda o: (o.kind.startswith("code_"), o.span))
-    if not blurred:
-        raise Skip("no term of the description was left to change")
-    mutant = build_mutant(task, DEFECT, ops, seed, **{k: v for k, v in changes.items() if k != "reference"})
-    if mapping or prompt_edits:
-        mutant.task = replace(mutant.task, reference=tr.new_reference(task, mutant.task, mapping))
-        if mutant.task.reference and rn.parse_program(mutant.task.reference)[0] is None \
-                and rn.parse_program(task.reference)[0] is not None:
-            raise Skip("renamed reference does not parse")
-    if mapping:
-        md = dict(mutant.task.metadata)
-        md["lv_renames"] = dict(mapping)
-        if task.entry_point in mapping:
-            md["original_entry_point"] = task.entry_point
-        mutant.task.metadata = md
-    return mutant
+    ops = [Op("code_rename" if (before in mapping and after == mapping[before]) else "code_annotation",
+              cats.get(before, "type_annotation"), (s, e), before, after) for s, e, before, after in prompt_edits]
+    return ops, changes, prompt_edits
 
 
 def _compound_alternative(compound: str, alt: str) -> str:

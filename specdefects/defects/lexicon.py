@@ -54,7 +54,7 @@ DOMAIN_TERMS: dict[str, tuple[str, ...]] = {
     "character": ("symbol",), "characters": ("symbols",),
     "word": ("term", "token"), "words": ("terms", "tokens"),
     "sentence": ("text", "passage"), "sentences": ("texts", "passages"),
-    # not "gap": "only letters and gaps" reads wrong (round 19, HumanEval/117)
+    # not "gap": "only letters and gaps" reads wrong (HumanEval/117)
     "whitespace": ("blank", "blank space"), "spaces": ("blanks",),
     "delimiter": ("separator", "marker", "divider"), "delimiters": ("separators", "markers", "dividers"),
     "delimeter": ("filler", "spacer", "marker"),
@@ -66,7 +66,7 @@ DOMAIN_TERMS: dict[str, tuple[str, ...]] = {
     # not "position": "the first place of an element" reads as a ranking
     "length": ("size",), "lengths": ("sizes",),
     "occurrence": ("instance", "appearance"), "occurrences": ("instances", "appearances"),
-    # not "name": a number built as a key is no name (round 19, lcbpub-0695)
+    # not "name": a number built as a key is no name (lcbpub-0695)
     "key": ("label", "tag"), "keys": ("labels", "tags"),
     # graphs, grids, misc
     "node": ("point",), "nodes": ("points",), "vertex": ("point",), "vertices": ("points",),
@@ -83,7 +83,7 @@ DOMAIN_TERMS: dict[str, tuple[str, ...]] = {
     "operation": ("step", "move"), "operations": ("steps", "moves"),
     # not "question": "after each question" takes another sense
     "query": ("request",), "queries": ("requests",),
-    # not "square": a grid's square is its cell, as precise (round 12, lcbpub-0993)
+    # not "square": a grid's square is its cell, as precise (lcbpub-0993)
     "cell": ("spot", "place"), "cells": ("spots", "places"),
     # how far apart, said loosely; never a named metric (see lexical_vagueness.SENSE_GUARDS_BEFORE)
     "distance": ("gap", "separation"), "distances": ("gaps", "separations"),
@@ -96,14 +96,14 @@ DOMAIN_TERMS: dict[str, tuple[str, ...]] = {
     "city": ("location", "site", "place"), "cities": ("locations", "sites", "places"),
     "road": ("route", "track"), "roads": ("routes", "tracks"),  # not "connection": "persons are on the connection"
     "station": ("stop", "site", "place"), "stations": ("stops", "sites", "places"),
-    "team": ("group",), "teams": ("groups",),  # not "side": as precise (round 17)
+    "team": ("group",), "teams": ("groups",),  # not "side": as precise
     "contest": ("event", "competition"), "contests": ("events", "competitions"),
     "score": ("result", "mark"), "scores": ("results", "marks"),
     "section": ("part", "area"), "sections": ("parts", "areas"),
     "box": ("container", "package"), "boxes": ("containers", "packages"),
     "product": ("item", "article"), "products": ("items", "goods", "articles"),
     "boolean": ("flag", "yes/no answer", "truth value"), "booleans": ("flags", "truth values"),
-    "parameter": ("input",), "parameters": ("inputs",),  # not "setting": "takes n as a setting" (round 19)
+    "parameter": ("input",), "parameters": ("inputs",),  # not "setting": "takes n as a setting"
     "argument": ("input",), "arguments": ("inputs",),
     # the creatures, foods and workers of a story, each named by a broader word that stays true of it ("the
     # i-th slime from the left" -> "the i-th creature from the left"), and a solid said more loosely (a cuboid
@@ -137,7 +137,7 @@ DOMAIN_TERMS: dict[str, tuple[str, ...]] = {
     "rating": ("level", "standing"), "subsidy": ("allowance", "payment"),
     "stage": ("part", "step"), "stages": ("parts", "steps"),
     "song": ("piece", "item"), "songs": ("pieces", "items"),
-    # not "volume": as precise as "book" (round 19, lcbpub-0268)
+    # not "volume": as precise as "book" (lcbpub-0268)
     "book": ("item", "title"), "books": ("items", "titles"), "giant": ("figure",), "giants": ("figures",),
     "takoyaki": ("food", "snacks"),
     # a point of geometry only (lexical_vagueness.GEOMETRY_CONTEXT), never a score's points
@@ -253,7 +253,7 @@ PHRASES: dict[str, tuple[str, ...]] = {
     r"the given list": ("the items", "the items provided"),  # not "the bunch": "in the bunch of items"
     r"a list of numbers": ("some values", "a bunch of values", "a series of values"),
     r"a list of strings": ("some texts", "a bunch of texts", "a series of texts"),
-    # not "set of": a set has no order and no repeats, which a list has (round 12, HumanEval/149)
+    # not "set of": a set has no order and no repeats, which a list has (HumanEval/149)
     r"list of numbers": ("bunch of values", "series of values"),
     r"list of strings": ("bunch of texts", "series of texts"),
     r"in the list": ("in the collection", "among the items"),  # not "in there": "items in there l"
@@ -262,10 +262,10 @@ PHRASES: dict[str, tuple[str, ...]] = {
     # an area or a volume is one size of a shape
     r"the area of": ("the size of", "the extent of"), r"the volume of": ("the size of", "the bulk of"),
     # which end a count starts from ("the i-th slime from the left"); not "the origin": "the starting point" loses
-    # that it is (0, 0) (round 19, lcbpub-0721)
+    # that it is (0, 0) (lcbpub-0721)
     r"from the left": ("from one end", "from one side"), r"from the top": ("from one side", "from one edge"),
     # which way round, which side, on which surface (not "adjacent horizontally" -> "next to each other", which
-    # drops a constraint, nor a story's setting, "roulette", which the statement defines: round 17)
+    # drops a constraint, nor a story's setting, "roulette", which the statement defines)
     r"clockwise order": ("circular order",), r"to the right of": ("next to", "beside"),
     r"to the left of": ("next to", "beside"),
     r"two-dimensional plane": ("plane", "flat surface"), r"xy-plane": ("plane", "flat surface"),
@@ -293,7 +293,7 @@ IDENT_PARTS: dict[str, tuple[str, ...]] = {
     "array": ("seq", "data", "items"), "arr": ("seq", "data", "items"), "nums": ("vals", "items", "data"),
     "numbers": ("values", "items", "data"), "number": ("value", "x", "item"), "num": ("val", "x", "item"),
     "string": ("s", "data", "content"), "strings": ("texts", "items"), "str": ("data", "content"),
-    # not "bit": sift_by_bit reads as a binary digit (round 18, HumanEval/7)
+    # not "bit": sift_by_bit reads as a binary digit (HumanEval/7)
     "substring": ("piece", "part"), "substr": ("piece", "part"),
     "char": ("symbol", "mark"), "chars": ("symbols", "marks"), "character": ("symbol", "mark"),
     "characters": ("symbols", "marks"), "word": ("term", "token"), "words": ("terms", "tokens"),
@@ -336,7 +336,7 @@ IDENT_PARTS: dict[str, tuple[str, ...]] = {
 WEAK_TERMS = frozenset("element elements contain contains represent represents representing appear appears "
                        "remove removes removing delete deletes deleting append appends appending "
                        "occur occurs consecutive convert converts converting verify verifies length lengths".split())
-# Phrases whose rewrite is the same kind of swap ("the length of" -> "the size of": round 18, lcbpub-0873)
+# Phrases whose rewrite is the same kind of swap ("the length of" -> "the size of": lcbpub-0873)
 WEAK_PHRASES = frozenset({r"the length of"})
 WEAK_IDENT_PARTS = frozenset("list lst lists array arr nums numbers number num elements element elem str string sum sums "
                              "strings tuple tuples tup dict dictionary res result val value values txt text idx "

@@ -282,24 +282,17 @@ def check_candidate(task: Task, defect: str, reply: str, seed: int) -> tuple[Mut
     if new == task.description:
         return None, "description unchanged"
     o = task.description
-    if new.count('"""') > o.count('"""') or new.count("'''") > o.count("'''"):
-        return None, "new triple quotes would break the docstring"
-    if new.count("\\") > o.count("\\"):
-        return None, "new backslashes"
-    if defect == "SF" and any(new.count(q) > o.count(q) for q in "'\"`"):
-        return None, "SF added quote characters"
+    why = _text_problem(task, defect, o, new)
+    if why:
+        return None, why
     spec = defect_types()[defect]
     category = _normalise_category(obj.get("category")) if spec.llm_edit == "deletion" else spec.op_category
     if defect == "US" and category not in US_CATEGORIES:
         return None, f"US category {obj.get('category')!r} is not one of {', '.join(US_CATEGORIES)}"
     if not spec.edits_examples:
-        ex_o = [ln.strip() for ln in o.splitlines() if ln.strip().startswith(">>>")]
-        ex_n = [ln.strip() for ln in new.splitlines() if ln.strip().startswith(">>>")]
-        if ex_o != ex_n:
-            return None, "examples changed"
-        ep = re.compile(rf"(?<![\w.]){re.escape(task.entry_point)}(?!\w)") if task.entry_point else None
-        if ep and len(ep.findall(new)) < len(ep.findall(o)):
-            return None, f"mentions of the entry point {task.entry_point!r} removed"
+        why = _examples_problem(task, o, new)
+        if why:
+            return None, why
     if defect == "LV":
         wa, wb = re.findall(r"\w+", o), re.findall(r"\w+", new)
         ratio = difflib.SequenceMatcher(None, wa, wb, autojunk=False).ratio()
@@ -319,19 +312,48 @@ def check_candidate(task: Task, defect: str, reply: str, seed: int) -> tuple[Mut
         return None, f"ops do not apply: {e}"
     if mutant.task.description != new:
         return None, "ops do not reconstruct the reply"  # a bug guard: never accept what apply_ops cannot rebuild
-    # the rule judge scores LV's lexical change by op kind; an LLM edit is a lexical one
-    view = mutant if defect != "LV" else replace(mutant, ops=[replace(op, kind="synonym") for op in ops])
-    scores = judge_rules(view)
-    if not scores.get("compliance"):
-        failed = sorted(k for k, v in scores.items() if v == 0 and k not in ("compliance", "naturalness"))
-        return None, f"rule judge: not compliant ({', '.join(failed) or 'compliance'})"
-    if not scores.get("naturalness"):
-        failed = sorted(k for k, v in scores.items() if v == 0 and k not in ("compliance", "naturalness"))
-        return None, f"rule judge: not natural ({', '.join(failed) or 'naturalness'})"
+    scores, why = _rule_judged(mutant, defect, ops)
+    if why:
+        return None, why
     mutant = replace(mutant, engine="llm", judge={f"rules_{k}": float(v) for k, v in scores.items()})
     if defect == "US":
         mutant.task.metadata = {**mutant.task.metadata, "us_category": category}
     return mutant, ""
+
+
+def _text_problem(task: Task, defect: str, o: str, new: str) -> str:
+    """Why the new description text cannot stand in the prompt ('' if it can)."""
+    if new.count('"""') > o.count('"""') or new.count("'''") > o.count("'''"):
+        return "new triple quotes would break the docstring"
+    if new.count("\\") > o.count("\\"):
+        return "new backslashes"
+    if defect == "SF" and any(new.count(q) > o.count(q) for q in "'\"`"):
+        return "SF added quote characters"
+    return ""
+
+
+def _examples_problem(task: Task, o: str, new: str) -> str:
+    """Why an edit that may not touch the examples did ('' if it did not)."""
+    ex_o = [ln.strip() for ln in o.splitlines() if ln.strip().startswith(">>>")]
+    ex_n = [ln.strip() for ln in new.splitlines() if ln.strip().startswith(">>>")]
+    if ex_o != ex_n:
+        return "examples changed"
+    ep = re.compile(rf"(?<![\w.]){re.escape(task.entry_point)}(?!\w)") if task.entry_point else None
+    if ep and len(ep.findall(new)) < len(ep.findall(o)):
+        return f"mentions of the entry point {task.entry_point!r} removed"
+    return ""
+
+
+def _rule_judged(mutant: Mutant, defect: str, ops: list[Op]) -> tuple[dict, str]:
+    """The rule judge's scores of a candidate and why it fails ('' when compliant and natural); the judge
+    scores LV's lexical change by op kind, and an LLM edit is a lexical one."""
+    view = mutant if defect != "LV" else replace(mutant, ops=[replace(op, kind="synonym") for op in ops])
+    scores = judge_rules(view)
+    for crit, word in (("compliance", "compliant"), ("naturalness", "natural")):
+        if not scores.get(crit):
+            failed = sorted(k for k, v in scores.items() if v == 0 and k not in ("compliance", "naturalness"))
+            return scores, f"rule judge: not {word} ({', '.join(failed) or crit})"
+    return scores, ""
 
 
 @dataclass
@@ -375,6 +397,23 @@ def _ask(client: LLMClient, pairs: list, temperature: float, max_tokens: int, se
     return replies
 
 
+def _checked_round(pairs, open_: list[int], replies: list[str], seed: int, judge: LLMClient | None,
+                   judge_constrained) -> dict[int, tuple[Mutant | None, str]]:
+    """Each open pair's candidate and why it was rejected ('' = accepted) after the engine's checks, the rule
+    judge and, with ``judge``, the LLM judge."""
+    checked: dict[int, tuple[Mutant | None, str]] = {}
+    for i, reply in zip(open_, replies):
+        task, defect = pairs[i]
+        try:
+            checked[i] = check_candidate(task, defect, reply, seed)
+        except RecursionError:
+            checked[i] = (None, "text too deeply nested to analyse")
+    if judge is not None:
+        verdicts = _judge_gate([(i, m) for i, (m, _) in checked.items() if m is not None], judge, judge_constrained)
+        checked = {i: (m, verdicts[i]) if m is not None and verdicts[i] else (m, why) for i, (m, why) in checked.items()}
+    return checked
+
+
 def mutate_batch(pairs, seed: int = 0, client: LLMClient | None = None, tries: int = DEFAULT_TRIES,
                  max_tokens: int | None = None, judge: LLMClient | None = None,
                  judge_constrained: str | None = "json_schema", on_done=None,
@@ -402,10 +441,9 @@ def mutate_batch(pairs, seed: int = 0, client: LLMClient | None = None, tries: i
     attempts: dict[int, list[dict]] = {}
     open_: list[int] = []
     for i, (task, defect) in enumerate(pairs):
-        task_id = getattr(task, "task_id", "?")
         problem = (f"not a Task ({type(task).__name__})" if not isinstance(task, Task) else input_problem(task))
         if problem:
-            settle(i, Outcome(task, defect, NotApplicable(str(task_id), defect, problem)))
+            settle(i, Outcome(task, defect, NotApplicable(str(getattr(task, "task_id", "?")), defect, problem)))
         else:
             attempts[i] = []
             open_.append(i)
@@ -418,18 +456,7 @@ def mutate_batch(pairs, seed: int = 0, client: LLMClient | None = None, tries: i
         seeds = [_attempt_seed(seed, pairs[i][0], pairs[i][1], attempt) for i in open_]
         budget = max_tokens or REPLY_TOKENS
         replies = _ask(client, [pairs[i] for i in open_], temperature, budget, seeds, constrained)
-        checked: dict[int, tuple[Mutant | None, str]] = {}
-        for i, reply in zip(open_, replies):
-            task, defect = pairs[i]
-            try:
-                checked[i] = check_candidate(task, defect, reply, seed)
-            except RecursionError:
-                checked[i] = (None, "text too deeply nested to analyse")
-        if judge is not None:
-            verdicts = _judge_gate([(i, m) for i, (m, _) in checked.items() if m is not None], judge,
-                                   judge_constrained)
-            checked = {i: (m, verdicts[i]) if m is not None and verdicts[i] else (m, why)
-                       for i, (m, why) in checked.items()}
+        checked = _checked_round(pairs, open_, replies, seed, judge, judge_constrained)
         still = []
         for i, s in zip(open_, seeds):
             m, why = checked[i]

@@ -121,7 +121,7 @@ def _latex_spans(text: str) -> list[tuple[int, int]]:
 def _typo_variants(word: str) -> tuple[str, ...]:
     """Typos of ``word`` that keep its first letter: a transposition, a doubled, dropped
     or neighbouring-key letter; never another English word (it would change what the text says
-    instead of corrupting its form: "float" -> "flat", round 18, mbpp/370)."""
+    instead of corrupting its form: "float" -> "flat", mbpp/370)."""
     out = []
     for i in range(1, len(word) - 1):
         if word[i] != word[i + 1]:
@@ -201,7 +201,7 @@ def _punct_options(desc: str, i: int) -> tuple[str, ...]:
 def _bracket_data(desc: str, i: int) -> bool:
     """Whether the bracket at ``i`` belongs to a run of brackets alone ("()(())", "(()"): where a task's
     strings are brackets, such a run in the prose is a value ("transform S into ()(())"), and a
-    bracket dropped from it changes the value, not the form (round 12's reader, lcbpub-0982)."""
+    bracket dropped from it changes the value, not the form (a reader's example, lcbpub-0982)."""
     a = b = i
     while a > 0 and desc[a - 1] in "()[]{}":
         a -= 1
