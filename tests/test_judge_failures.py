@@ -799,3 +799,13 @@ def test_lv_volumes_starting_points_names_settings_and_gaps_are_not_made(he, lcb
             assert not any(re.search(pattern, o.after) for o in getattr(m, "ops", [])), (task_id, seed, m.ops)
     for m in mutate_many(list(he.values()), ("LV",), seed=0, progress=False)[0]:
         assert not any(re.search(r"\bsettings?\b", o.after) for o in m.ops), m.original.task_id
+
+
+@needs_mbpp
+def test_us_never_leaves_an_article_before_a_function_word_nor_cuts_a_modulus_the_examples_work(mbpp, lcb):
+    """mbpp/429 "extract the[ elementwise] and tuples" left "the and"; lcbpub-1014 "[ modulo 10]" beside the
+    explanation "(s[0] + s[1]) % 10 = (3 + 9) % 10 = 2" still states it."""
+    m = mutate(mbpp["429"], "US", seed=0)
+    assert not isinstance(m, Mutant) and "article before a function word" in m.reason
+    m = mutate(lcb["lcbpub-1014"], "US", seed=0)
+    assert isinstance(m, Mutant) and "modulo 10" in m.task.description

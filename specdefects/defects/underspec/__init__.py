@@ -58,6 +58,7 @@ REFUSALS: tuple[Refusal, ...] = (
     bt.leaves_a_fragment, bt.leaves_reason_for_modulus, bt.leaves_condition_without_consequence,
     bt.leaves_value_without_condition, sc.joins_two_assumptions, cn.size_of_no_input, se.modulus_stated_again,
     bt.leaves_dangling_adverb, bt.quantifier_reverses_the_clause, se.detail_of_a_known_definition,
+    bt.leaves_article_before_a_function_word, se.modulus_worked_in_examples,
     bt.cuts_the_first_of_steps, cn.step_of_suggested_algorithm, se.list_is_the_stated_range,
     se.order_in_indexed_chain, se.superlative_names_a_numbered_item, se.definition_of_a_known_word,
     se.zero_stated_again, se.bounds_named_in_words, bt.leaves_bare_singular_noun, se.item_length_shown,

@@ -188,3 +188,12 @@ def negated_statement_reversed(d: Deletion) -> str | None:
             re.search(r"\b(?:not|never|no)\b[^.;:!?]*$", d.before, I):
         return "the restriction of a negated statement, which then says the opposite"
     return None
+
+
+def leaves_article_before_a_function_word(d: Deletion) -> str | None:
+    """An article left before a conjunction or a preposition, with no noun between: mbpp/429 "extract the[
+    elementwise] and tuples from the given two tuples"."""
+    if re.search(r"\b(?:the|an?)\s*$", d.new[:d.start + len(d.rep)], I) and \
+            re.match(r"\s*(?:and|or|but|of|from|to|in|on|with|by|for|as|than|that|which)\b", d.after, I):
+        return "leaves an article before a function word, with no noun between (broken text)"
+    return None

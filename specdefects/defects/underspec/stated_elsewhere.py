@@ -274,6 +274,15 @@ def modulus_stated_again(d: Deletion) -> str | None:
     return None
 
 
+def modulus_worked_in_examples(d: Deletion) -> str | None:
+    """A modulus the examples' worked arithmetic still shows: lcbpub-1014 "[modulo 10]" beside the explanation
+    "(3 + 9) % 10 = 2"."""
+    modulus = re.search(r"\b(?:mod(?:ulo)?|remainder\s+(?:when\s+)?divided\s+by)\s+(\d+)", d.deleted, I)
+    if modulus and re.search(rf"(?:%|\bmod)\s*{modulus.group(1)}\b", d.new + d.outside, I):
+        return "the rest still states the modulus"
+    return None
+
+
 def detail_of_a_known_definition(d: Deletion) -> str | None:
     """A detail of a parenthetical definition of a word every reader knows: HumanEval/78 "(prime number, or a
     prime, is a natural number[ greater than 1] that ...)"."""
