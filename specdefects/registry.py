@@ -55,7 +55,8 @@ class DefectType:
     """A defect type: its code (the rows' ``defect`` label, the report's column, lower-cased the
     lm-eval task suffix), its name, the card's text, and its behaviour. ``mutator``:
     ``(Task, seed) -> Mutant | NotApplicable``; ``judge``: ``Mutant -> {"compliance": 0/1, ...}``
-    (the rule judge); ``llm_rules`` the LLM engine's instruction and ``llm_edit`` the form of its
+    (the rule judge); ``validity``: ``Mutant -> str | None``, why the row may not enter a dataset (rules
+apart from the engines); ``llm_rules`` the LLM engine's instruction and ``llm_edit`` the form of its
     reply ("replacements" or "deletion"); ``llm_criterion`` what the LLM judge checks."""
 
     code: str
@@ -70,6 +71,7 @@ class DefectType:
     op_category: str = ""  # what an LLM edit's ops record as their category (a deletion: the constraint's)
     edits_examples: bool = False  # may it change the examples (doctests, sample blocks)? SF's corruption does
     table_order: int = 99  # its column among the defects in the report's tables (the study's Table 4: US, LV, SF)
+    validity: Any = None  # Mutant -> why the row may not enter a dataset, or None (specdefects.defects.validity)
 
     def __post_init__(self):
         if not re.fullmatch(r"[A-Z][A-Z0-9]{1,5}", self.code or ""):
@@ -209,7 +211,8 @@ register(
                 "telling name consistently in code, examples and tests; request-frame words alone (\"Write a "
                 "function\", \"Return\") never count, and every constraint, number and sentence stays.",
         example="Return the [-sum-]{+total+} of the numbers in the [-list-]{+collection+}",
-        mutator=_D + "lexical_vagueness:mutate", judge=_D + "judge:lv_compliance", table_order=1,
+        mutator=_D + "lexical_vagueness:mutate", judge=_D + "judge:lv_compliance",
+        validity=_D + "validity:lv_violation", table_order=1,
         op_category="lexical",
         llm_rules="""Inject LEXICAL VAGUENESS into the task description below: replace 1 to 4 precise words with vaguer ones.
 Rules:
@@ -231,7 +234,8 @@ Example: for "Return the sorted list of unique integers." answer
                 "input (\"in the given list\"), restatements and the request itself; a description with nothing "
                 "else (many one-line MBPP requests) has no US row and is listed with its reason.",
         example="Return the list sorted[- in ascending order-].",
-        mutator=_D + "under_specification:mutate", judge=_D + "judge:us_compliance", table_order=0,
+        mutator=_D + "under_specification:mutate", judge=_D + "judge:us_compliance",
+        validity=_D + "validity:us_violation", table_order=0,
         llm_rules="""Inject UNDER-SPECIFICATION into the task description below: delete exactly ONE constraint.
 A constraint restricts what a correct answer is; its category is one of:
   numeric_bound (a number, size or range limit), ordering (sorted, ascending, first, last...),
@@ -258,7 +262,8 @@ Example: for "Write a function to find the first repeated character in a given s
                 "still parse where the prompt is executed); every mutant has a visible change in its prose, no "
                 "number or word of data changes.",
         example="Return the [-number-]{+nubmer+} of vowels[-.-]{+,+}",
-        mutator=_D + "syntax_formatting:mutate", judge=_D + "judge:sf_compliance", table_order=2,
+        mutator=_D + "syntax_formatting:mutate", judge=_D + "judge:sf_compliance",
+        validity=_D + "validity:sf_violation", table_order=2,
         op_category="formatting", edits_examples=True,
         llm_rules="""Inject SYNTAX/FORMATTING defects into the task description below: corrupt 1 to 4 words or symbols.
 Rules:

@@ -25,6 +25,7 @@ import re
 from collections import Counter
 
 from ..records import US_CATEGORIES, Mutant
+from ..registry import defect_types, resolve
 from ._common import english_words
 
 TOKEN = re.compile(r"\d+(?:\.\d+)?|[A-Za-z_][\w']*|[^\w\s]")
@@ -150,13 +151,11 @@ def _is_inflection(a: str, b: str) -> bool:
 
 # --------------------------------------------------------------------------- rows
 
-CHECKS = {"LV": lv_violation, "US": us_violation, "SF": sf_violation}
-
-
 def row_violation(mutant: Mutant) -> str | None:
-    """Why this mutant row may not enter the dataset, or None (a defect type without rules passes): the
-    kind of failure, then after ": " the words concerned where there are any."""
+    """Why this mutant row may not enter the dataset, or None (a defect type registered without rules
+    passes): the kind of failure, then after ": " the words concerned where there are any."""
     if not mutant.task.description.strip():
         return "the mutated description is empty"
-    check = CHECKS.get(mutant.defect)
+    spec = defect_types().get(mutant.defect)
+    check = resolve(spec.validity) if spec is not None and spec.validity else None
     return check(mutant) if check else None
