@@ -271,9 +271,10 @@ def _how_made_section(report) -> str:
         "one contiguous cut not said again in the rest, SF keeps every number, identifier and word); a row that "
         "fails is dropped and counted under *Skipped pairs* (stage `validity` in `build_report.json`).",
         "- **Judge**: `specdefects.defects.judge.judge_rules` — 0/1 compliance with the defect's definition and "
-        "0/1 naturalness, with their sub-criteria in `judge`; a US row whose edited sentence a small language "
-        "model finds more surprising than the original (`specdefects.defects.surprisal_judge`, stored sentence "
-        "NLLs: `surprisal_delta` in `judge`) gets naturalness 0.",
+        "0/1 naturalness, with their sub-criteria in `judge`; a US cut inside a sentence that a small language "
+        "model finds more than 5 nats more surprising than the original sentence "
+        "(`specdefects.defects.surprisal_judge`, stored sentence NLLs: `surprisal_delta` in `judge`) gets "
+        "naturalness 0.",
         f"- **Invariance**: {_invariance_text(report)}",
     ]
     made += [f"- **Note**: {n}" for n in report.notes]
