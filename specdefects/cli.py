@@ -104,11 +104,13 @@ def cmd_demo(args) -> int:
 
 def cmd_mutate(args) -> int:
     from .builders import mark_changes
+    from .builders.cli import check_seed
     from .defects import MUTATORS, mutate_many
     from .defects.cli import select_tasks
     from .defects.judge import judge_rules
     from .files import check_writable_dir, write_jsonl_atomic
 
+    check_seed(args.seed)
     defects = list(MUTATORS) if args.defect == "all" else [args.defect]
     out = check_writable_dir(args.out)
     if args.engine == "llm":

@@ -421,3 +421,135 @@ def test_a_gzip_file_that_does_not_decompress_is_one_line_in_build_too(tmp_path)
                  "--no-invariance"), src, "truncated or corrupted")
     assert not (tmp_path / "o").exists()
 
+
+
+# --------------------------------------------------------------------------- issue 42: check --file limits
+
+def test_check_file_dev_zero_is_refused_as_binary_at_once():
+    # it used to read /dev/zero whole (MemoryError); the first chunk's NUL bytes stop it
+    res = sd("check", "--file", "/dev/zero", timeout=60)
+    one_error(res, "/dev/zero", "looks binary (NUL bytes)")
+    assert res.stdout == ""
+
+
+def test_check_file_larger_than_the_cap_is_one_line(tmp_path):
+    from specdefects.validator.check import MAX_FILE_BYTES
+    f = tmp_path / "big.txt"
+    line = b"Write a function that returns the sum of two numbers.\n\n"
+    f.write_bytes(line * (MAX_FILE_BYTES // len(line) + 2))
+    res = sd("check", "--file", f, timeout=60)
+    one_error(res, f, f"{MAX_FILE_BYTES // (1024 * 1024)} MiB", "split it")
+    assert res.stdout == ""
+
+
+def test_check_endless_standard_input_stops_at_the_cap():
+    yes = subprocess.Popen(["yes", "Write a function that adds two numbers."], stdout=subprocess.PIPE)
+    try:
+        res = subprocess.run([EXE, "check", "--file", "-"], stdin=yes.stdout, capture_output=True, text=True,
+                             timeout=60, env=dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1"))
+    finally:
+        yes.kill()
+        yes.wait()
+    one_error(res, "standard input", "MiB")
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be"])
+def test_check_file_in_utf16_says_save_it_as_utf8(tmp_path, encoding):
+    f = tmp_path / "desc.txt"
+    f.write_text("Write a function that adds two numbers.\n", encoding=encoding)
+    one_error(sd("check", "--file", f), f, "UTF-16", "save it as UTF-8")
+
+
+def test_check_tests_file_in_utf16_says_save_it_as_utf8(tmp_path):
+    f = tmp_path / "tests.py"
+    f.write_text(GOOD_TEST + "\n", encoding="utf-16")
+    one_error(sd("check", MATCH_Z, "--tests", f), f, "UTF-16", "save it as UTF-8")
+
+
+# --------------------------------------------------------------------------- issue 42: --seed range
+
+SEED_MAX = 2**32 - 1
+
+
+@pytest.mark.parametrize("seed", ["99999999999999999999999", str(SEED_MAX + 1), "-1"])
+@pytest.mark.parametrize("command", [
+    ["build", "spec-defects", *SMALL_BUILD],
+    ["build", "follow-tests"],
+    ["mutate", "--benchmark", "humaneval", "--defect", "US", "--limit", "1"],
+])
+def test_seed_out_of_range_is_refused_before_any_work(tmp_path, command, seed):
+    out = tmp_path / "out"
+    res = sd(*command, "--out", out, "--seed", seed)
+    one_error(res, "--seed", f"between 0 and {SEED_MAX}", seed)
+    assert res.stdout == ""
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # nothing made, not even --out
+
+
+def test_mutants_seed_out_of_range_is_refused_before_any_work(tmp_path):
+    store = tmp_path / "judge.jsonl"
+    res = sd("mutants", "judge", "--benchmark", "humaneval", "--limit", "1", "--store", store,
+             "--seed", "99999999999999999999999")
+    one_error(res, "--seed", f"between 0 and {SEED_MAX}")
+    assert not store.exists()
+
+
+def test_the_largest_seed_builds(tmp_path):
+    # the top of the range is one the whole build (the validator split included) can use
+    out = tmp_path / "sd"
+    res = sd("build", "spec-defects", "--out", out, *SMALL_BUILD, "--seed", SEED_MAX, "--json")
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["seed"] == SEED_MAX
+    res = sd("mutate", "--benchmark", "humaneval", "--defect", "US", "--limit", "1", "--out", tmp_path / "m",
+             "--seed", SEED_MAX, "--json")
+    assert res.returncode == 0, res.stderr
+
+
+# --------------------------------------------------------------------------- issue 42: a detector's broken config.json
+
+BROKEN_CONFIGS = [
+    ('{"id2label": {"0": "clean"', "is not valid JSON"),
+    ("", "is not valid JSON"),
+    ('["clean", "LV", "US", "SF"]', "a JSON list, not an object"),
+    ('{"specdefects_detector": "hybrid"}', "no label2id"),
+]
+
+
+@pytest.fixture(params=BROKEN_CONFIGS, ids=["truncated", "empty", "list", "no-label2id"])
+def detector_with_broken_config(request, tmp_path):
+    from specdefects.validator.shipped import shipped_path
+    folder = tmp_path / "detector"
+    shutil.copytree(shipped_path(), folder)
+    text, says = request.param
+    (folder / "config.json").write_text(text)
+    return folder, says
+
+
+def test_push_of_a_detector_with_a_broken_config_names_the_file(detector_with_broken_config):
+    folder, says = detector_with_broken_config
+    before = snapshot(folder)
+    res = sd("validator", "push", "--repo-id", "someone/detector", "--model", folder)
+    one_error(res, folder / "config.json", says)
+    assert res.stdout == "" and snapshot(folder) == before
+
+
+def test_evaluate_of_a_detector_with_a_broken_config_names_the_file(built, detector_with_broken_config, tmp_path):
+    folder, says = detector_with_broken_config
+    out = tmp_path / "eval"
+    one_error(sd("validator", "evaluate", "--data", built, "--model", folder, "--out", out, "--split", "train",
+                 "--no-tfidf", "--no-tsne"), folder / "config.json", says)
+    assert not out.exists() and hidden_leftovers(tmp_path) == []
+
+
+def test_check_with_a_detector_with_a_broken_config_names_the_file(detector_with_broken_config):
+    folder, says = detector_with_broken_config
+    one_error(sd("check", MATCH_Z, "--model", folder), folder / "config.json", says)
+
+
+def test_a_hybrid_detector_without_config_json_still_loads(tmp_path):
+    # only a config.json that is there and broken is refused: the hybrid arrays carry the labels
+    from specdefects.validator import check_texts
+    from specdefects.validator.shipped import shipped_path
+    folder = tmp_path / "detector"
+    shutil.copytree(shipped_path(), folder)
+    (folder / "config.json").unlink()
+    assert check_texts([MATCH_Z], model=str(folder))[0]["label"] in ("clean", "LV", "US", "SF")

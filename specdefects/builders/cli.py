@@ -11,6 +11,17 @@ from .common import BuildError, write_report
 from .follow_tests import build_follow_tests
 from .spec_defects import build_spec_defects
 
+SEED_MAX = 2**32 - 1  # what numpy's RandomState and scikit-learn's random_state (the validator split) accept
+
+
+def check_seed(seed: int, flag: str = "--seed") -> int:
+    """``seed`` is one a whole build can use (0 .. 2**32-1): checked before any work, so a seed the
+    split cannot take is not found out after the mutation. ``mutate`` and ``mutants`` take the same
+    range, so a seed means the same mutants everywhere."""
+    if not 0 <= seed <= SEED_MAX:
+        raise BuildError(f"{flag} must be between 0 and {SEED_MAX} (2**32-1), got {seed}")
+    return seed
+
 
 def parse_sources(items: list[str] | None) -> dict[str, str]:
     """``--source BENCH=PATH_OR_HUB_ID`` (repeatable) -> ``{bench: source}``."""
@@ -58,6 +69,7 @@ def _finish(args, report, repo) -> int:
 
 
 def _build_spec_defects(args) -> int:
+    check_seed(args.seed)
     repo = _hub_repo(args.push_to_hub)
     return _finish(args, build_spec_defects(
         args.out, benchmarks=args.benchmarks, sources=parse_sources(args.source), seed=args.seed,
@@ -67,6 +79,7 @@ def _build_spec_defects(args) -> int:
 
 
 def _build_follow_tests(args) -> int:
+    check_seed(args.seed)
     repo = _hub_repo(args.push_to_hub)
     return _finish(args, build_follow_tests(
         args.out, benchmarks=args.benchmarks, sources=parse_sources(args.source), seed=args.seed,

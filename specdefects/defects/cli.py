@@ -25,9 +25,12 @@ class _Usage(SpecDefectsInputError):
 def select_tasks(args) -> list:
     """The tasks of ``--benchmark`` (``--source``) picked by ``--task-id`` and ``--limit``; a
     ValueError names a bad choice (shared with ``specdefects mutate``)."""
+    from ..builders.cli import SEED_MAX
     from ..builders.common import load_benchmark  # every load failure as one line naming the source
     from ..sources import available_benchmarks
 
+    if not 0 <= args.seed <= SEED_MAX:  # the range build spec-defects takes: the same seed, the same mutants
+        raise _Usage(f"--seed must be between 0 and {SEED_MAX} (2**32-1), got {args.seed}")
     if args.benchmark not in available_benchmarks():
         raise _Usage(f"unknown benchmark {args.benchmark!r}; choose from {', '.join(available_benchmarks())}")
     if args.limit is not None and args.limit < 1:

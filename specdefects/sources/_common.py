@@ -17,11 +17,14 @@ import json
 import os
 import re
 import warnings
+import zlib
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..errors import SpecDefectsInputError
 from ..records import RecordError
 
 DATA_SUFFIXES = (".jsonl", ".jsonl.gz", ".json", ".json.gz", ".parquet")
@@ -87,6 +90,34 @@ def _short(v: Any) -> str:
 
 # --------------------------------------------------------------------------- sources
 
+class SourceNotFoundError(SpecDefectsInputError, FileNotFoundError):
+    """A local source (file, folder, a file a folder must hold) that is not there; still a
+    ``FileNotFoundError`` for callers that catch that."""
+
+
+class SourceTypeError(SpecDefectsInputError, TypeError):
+    """A ``source`` or option of the wrong type (``load_tasks("mbpp", 42)``); still a ``TypeError``."""
+
+
+class SourceReadError(SpecDefectsInputError):
+    """A local file that cannot be read: a truncated or corrupted compressed file, bytes that are
+    not UTF-8. The message names the file."""
+
+
+@contextmanager
+def reading(path: Path) -> Iterator[None]:
+    """Turn what reading ``path`` as (gzip-compressed) UTF-8 text raises on bad bytes into a
+    :class:`SourceReadError` naming the file and what to do."""
+    try:
+        yield
+    except (EOFError, zlib.error, gzip.BadGzipFile) as e:  # BadGzipFile: an OSError, said better here
+        raise SourceReadError(f"{path}: cannot read: a truncated or corrupted compressed file ({e}); "
+                              f"download it again") from None
+    except UnicodeDecodeError as e:
+        raise SourceReadError(f"{path}: cannot read: not UTF-8 text (byte 0x{e.object[e.start]:02x} cannot be "
+                              f"decoded); save it as UTF-8") from None
+
+
 def is_local(source: Any) -> bool:
     """True when ``source`` names an existing file or folder.
 
@@ -96,16 +127,17 @@ def is_local(source: Any) -> bool:
     if isinstance(source, os.PathLike):
         p = Path(source).expanduser()
         if not p.exists():
-            raise FileNotFoundError(f"no such file or folder: {p}")
+            raise SourceNotFoundError(f"no such file or folder: {p}")
         return True
     if not isinstance(source, str) or not source:
-        raise TypeError(f"source must be None, a path or a Hub dataset id, got {source!r}")
+        raise SourceTypeError(f"source must be None, a path (str or os.PathLike) or a Hub dataset id "
+                              f"'owner/name', got {source!r}")
     p = Path(source).expanduser()
     if p.exists():
         return True
     if (source.startswith(("/", "./", "../", "~")) or source.lower().endswith(DATA_SUFFIXES)
             or source.count("/") != 1):
-        raise FileNotFoundError(f"no such file or folder: {source} (and it is not a Hub id 'owner/name')")
+        raise SourceNotFoundError(f"no such file or folder: {source} (and it is not a Hub id 'owner/name')")
     return False
 
 
@@ -122,7 +154,7 @@ def find_data_files(folder: Path, preferred: Iterable[str] = ()) -> list[Path]:
     files = sorted(p for p in folder.rglob("*") if p.is_file() and p.name.lower().endswith(DATA_SUFFIXES)
                    and not any(part.startswith(".") for part in p.relative_to(folder).parts))
     if not files:
-        raise FileNotFoundError(f"no data files ({', '.join(DATA_SUFFIXES)}) under {folder}")
+        raise SourceNotFoundError(f"no data files ({', '.join(DATA_SUFFIXES)}) under {folder}")
     return files
 
 
@@ -142,7 +174,7 @@ def read_file(path: Path) -> Iterator[Row]:
         yield from read_jsonl(path)
     elif name.endswith((".json", ".json.gz")):
         opener = gzip.open if name.endswith(".gz") else open
-        with opener(path, "rt", encoding="utf-8") as fh:
+        with reading(path), opener(path, "rt", encoding="utf-8") as fh:
             try:
                 data = json.load(fh)
             except json.JSONDecodeError as e:
@@ -162,7 +194,7 @@ def read_file(path: Path) -> Iterator[Row]:
 def read_jsonl(path: Path) -> Iterator[Row]:
     """Rows of a jsonl(.gz) file, read line by line so errors name the line."""
     opener = gzip.open if path.name.lower().endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as fh:
+    with reading(path), opener(path, "rt", encoding="utf-8") as fh:
         for n, line in enumerate(fh, 1):
             if not line.strip():
                 continue

@@ -85,7 +85,20 @@ from typing import Any
 
 from ..errors import SpecDefectsInputError
 from ..records import RecordError, Task, TestCase, encode_value
-from ._common import Row, RowSkipped, hub_file, is_local, parse_python, read_jsonl, read_local, require, row_error
+from ._common import (
+    Row,
+    RowSkipped,
+    SourceNotFoundError,
+    SourceTypeError,
+    hub_file,
+    is_local,
+    parse_python,
+    read_jsonl,
+    read_local,
+    reading,
+    require,
+    row_error,
+)
 
 # LiveCodeBench's own harness runs every answer after these imports (its starter code says `List[int]`
 # and never imports it): without them a correct `class Solution` fails on NameError. Scoring prepends it
@@ -125,6 +138,7 @@ def file_name(n: int) -> str:
 
 def version_files(version: str) -> list[str]:
     """Release files of ``version`` (``release_vN``, ``release_latest``, ``vN``, ``vA_vB``)."""
+    check_version_type(version)
     v = version.strip().lower()
     if v == "release_latest":
         v = f"release_v{LATEST}"
@@ -148,6 +162,7 @@ def version_files(version: str) -> list[str]:
 def load(source: Any = None, *, version: str = DEFAULT_VERSION, revision: str | None = DEFAULT_REVISION,
          include_private: bool = True) -> list[Task]:
     """LiveCodeBench tasks of ``version`` (1055 for release_v6; 175 for v6)."""
+    check_version_type(version)
     if source is None:
         source = HUB_ID
     if is_local(source) and is_public_source(Path(source).expanduser()):
@@ -158,7 +173,7 @@ def load(source: Any = None, *, version: str = DEFAULT_VERSION, revision: str | 
         if p.is_dir():
             missing = [f for f in files if not (p / f).is_file()]
             if missing:
-                raise FileNotFoundError(f"livecodebench: {p} lacks {', '.join(missing)} needed by {version!r}")
+                raise SourceNotFoundError(f"livecodebench: {p} lacks {', '.join(missing)} needed by {version!r}")
             rows = [r for f in files for r in read_jsonl(p / f)]
         else:
             rows = read_local(p)
@@ -274,7 +289,15 @@ def is_public_source(path: Path) -> bool:
     return (path.is_dir() and (path / PUBLIC_FILE).is_file()) or (path.is_file() and path.name == PUBLIC_FILE)
 
 
+def check_version_type(version: Any) -> None:
+    if not isinstance(version, str):
+        hint = f" (version='v{version}' or version='release_v{version}')" if isinstance(version, int) else ""
+        raise SourceTypeError(f"{NAME}: version must be a string such as 'release_v6' or 'v6', got "
+                              f"{version!r}{hint}")
+
+
 def check_public_version(version: str) -> None:
+    check_version_type(version)
     if version.strip().lower() not in PUBLIC_VERSIONS:
         raise SpecDefectsInputError(f"livecodebench: the public repackaging ({PUBLIC_FILE}) holds release_v6 as a whole and "
                          f"does not record which release added each problem; version {version!r} cannot be taken "
@@ -316,7 +339,8 @@ def _is_id(v: Any) -> bool:
 
 def _json_list(path: Path) -> list:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        with reading(path):
+            data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as e:
         raise RecordError(f"{NAME}: {path.name}: not valid JSON ({e.msg} at line {e.lineno})") from None
     if not isinstance(data, list):

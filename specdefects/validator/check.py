@@ -157,23 +157,69 @@ def read_tests_file(path: str) -> str:
     return _read_text(path, "tests file", "test code")
 
 
+MAX_FILE_BYTES = 16 * 1024 * 1024  # --file / --tests: about 8,000 long descriptions; more is refused, not read
+_CHUNK = 1024 * 1024
+
+
 def _read_text(path: str, what: str, content: str) -> str:
-    """A UTF-8 file (``-``: standard input); binary or missing is an error naming ``path``."""
+    """A UTF-8 file (``-``: standard input); binary, UTF-16, larger than :data:`MAX_FILE_BYTES`
+    (``/dev/zero``, an endless pipe) or missing is an error naming ``path``. The file is read in
+    chunks, so neither an endless nor a huge input is held in memory, and NUL bytes stop it at once."""
     if path == "-":
-        raw = sys.stdin.buffer.read()
+        path = "standard input (--file -)"
+        raw = _read_capped(sys.stdin.buffer, path, what, content)
     else:
         p = Path(path)
         if p.is_dir():
             raise ValidatorError(f"{path} is a folder, not a {what}")
         if not p.exists():  # a device or a pipe (/dev/null, <(cmd)) is read like a file
             raise ValidatorError(f"no such {what}: {path}")
-        raw = p.read_bytes()
-    if b"\x00" in raw[:100_000]:
-        raise ValidatorError(f"{path} looks binary (NUL bytes), not {content}")
+        try:
+            with open(p, "rb") as f:
+                raw = _read_capped(f, path, what, content)
+        except OSError as e:
+            raise ValidatorError(f"cannot read {what} {path}: {e.strerror or e}") from None
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise ValidatorError(f"{path} is not UTF-8 text") from None
+        raise ValidatorError(f"{path} is not UTF-8 text: save it as UTF-8") from None
+
+
+def _read_capped(f, path: str, what: str, content: str) -> bytes:
+    chunks, size = [], 0
+    while True:
+        chunk = f.read(_CHUNK)
+        if not chunk:
+            return b"".join(chunks)
+        if not chunks:
+            _refuse_binary(chunk, path, content)
+        elif b"\x00" in chunk:
+            raise ValidatorError(f"{path} looks binary (NUL bytes), not {content}")
+        size += len(chunk)
+        if size > MAX_FILE_BYTES:
+            raise ValidatorError(f"{path} is larger than the {MAX_FILE_BYTES // (1024 * 1024)} MiB a {what} may "
+                                 f"hold: split it into smaller files")
+        chunks.append(chunk)
+
+
+def _refuse_binary(head: bytes, path: str, content: str) -> None:
+    """UTF-16 text (a byte-order mark, or NULs at every other byte) or other NUL bytes: an error."""
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")) or _utf16_without_bom(head):
+        raise ValidatorError(f"{path} is UTF-16 text, not UTF-8: save it as UTF-8")
+    if b"\x00" in head:
+        raise ValidatorError(f"{path} looks binary (NUL bytes), not {content}")
+
+
+def _utf16_without_bom(head: bytes) -> bool:
+    """Mostly-ASCII UTF-16 (LE or BE): NUL in nearly every odd (or even) byte and in no other."""
+    sample = head[:4096 - 4096 % 2]
+    if len(sample) < 4 or b"\x00" not in sample:
+        return False
+    even, odd = sample[0::2], sample[1::2]
+    for zeros, other in ((odd, even), (even, odd)):
+        if other.count(0) == 0 and zeros.count(0) >= 0.9 * len(zeros):
+            return True
+    return False
 
 
 def _read_tests(tests, entry_point: str, notes: list[str]):

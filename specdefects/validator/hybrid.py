@@ -294,8 +294,9 @@ class HybridDetector:
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> HybridDetector:
-        from .model import read_meta
+        from .model import read_detector_config, read_meta
         t0 = time.perf_counter()
+        read_detector_config(path)  # absent is fine (the arrays hold the labels); broken is an error
         d = cls(HybridModel.load(path), str(path), read_meta(path))
         d.load_seconds = time.perf_counter() - t0
         return d

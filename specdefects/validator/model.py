@@ -157,6 +157,29 @@ def publish_latest(folder: str | os.PathLike) -> Path:
     return dest
 
 
+def read_detector_config(folder: str | os.PathLike, labels: bool = True) -> dict | None:
+    """A detector folder's ``config.json`` as a dict, ``None`` when there is none; a file that is
+    not a JSON object (or, with ``labels``, has no ``label2id`` for the four labels) is a
+    :class:`ValidatorError` naming it, never a traceback, never silently skipped."""
+    p = Path(folder) / "config.json"
+    if not p.exists():
+        return None
+    fix = "train the detector again (`specdefects validator train`) or copy its whole folder"
+    try:
+        cfg = json.loads(p.read_bytes())
+    except json.JSONDecodeError as e:
+        raise ValidatorError(f"{p} is not valid JSON ({e.msg} at line {e.lineno} column {e.colno}): {fix}") from None
+    except UnicodeDecodeError:
+        raise ValidatorError(f"{p} is not UTF-8 JSON: {fix}") from None
+    except OSError as e:
+        raise ValidatorError(f"cannot read {p}: {e.strerror or e}") from None
+    if not isinstance(cfg, dict):
+        raise ValidatorError(f"{p} holds a JSON {type(cfg).__name__}, not an object: {fix}")
+    if labels and (not isinstance(cfg.get("label2id"), dict) or set(cfg["label2id"]) != set(LABELS)):
+        raise ValidatorError(f"{p} has no label2id for {list(LABELS)}: {fix}")
+    return cfg
+
+
 def read_meta(folder: str | os.PathLike) -> dict:
     p = Path(folder) / META_FILE
     try:
@@ -219,6 +242,7 @@ class Detector:
             if not (local / "config.json").exists():
                 raise ValidatorError(f"{p} is not a detector folder (no config.json); train one with "
                                      f"`specdefects validator train` or pass a Hub model id")
+            read_detector_config(local, labels=False)  # a broken file named here, not deep in transformers
             p = str(local)
         try:
             tok = AutoTokenizer.from_pretrained(p)

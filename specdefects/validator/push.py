@@ -15,7 +15,7 @@ from pathlib import Path
 from ..hub import HubError, HubRepo
 from .errors import ValidatorError
 from .evaluate import table5
-from .model import LABEL2ID, LABELS, read_meta
+from .model import LABEL2ID, read_detector_config, read_meta
 
 CARD = """---
 library_name: {library}
@@ -140,11 +140,10 @@ coefficients (`hybrid.json`, `hybrid.npz`; loaded without pickle). `label2id`: `
 
 def check_detector_folder(folder: Path) -> None:
     """A folder with a ``config.json`` naming the four labels, or :class:`ValidatorError`."""
-    if not (folder / "config.json").exists():
+    if not folder.is_dir():
+        raise ValidatorError(f"{folder} is not a detector folder (no such folder)")
+    if read_detector_config(folder) is None:
         raise ValidatorError(f"{folder} is not a detector folder (no config.json)")
-    cfg = json.loads((folder / "config.json").read_text())
-    if set(cfg.get("label2id") or {}) != set(LABELS):
-        raise ValidatorError(f"{folder}/config.json has no label2id for {list(LABELS)}")
 
 
 def push_detector(folder: str | os.PathLike, repo_id: str, token: str | None = None, endpoint: str | None = None,
