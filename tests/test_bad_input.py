@@ -423,7 +423,7 @@ def test_a_gzip_file_that_does_not_decompress_is_one_line_in_build_too(tmp_path)
 
 
 
-# --------------------------------------------------------------------------- issue 42: check --file limits
+# --------------------------------------------------------------------------- check --file: size, binary, encoding
 
 def test_check_file_dev_zero_is_refused_as_binary_at_once():
     # it used to read /dev/zero whole (MemoryError); the first chunk's NUL bytes stop it
@@ -466,7 +466,7 @@ def test_check_tests_file_in_utf16_says_save_it_as_utf8(tmp_path):
     one_error(sd("check", MATCH_Z, "--tests", f), f, "UTF-16", "save it as UTF-8")
 
 
-# --------------------------------------------------------------------------- issue 42: --seed range
+# --------------------------------------------------------------------------- --seed range
 
 SEED_MAX = 2**32 - 1
 
@@ -504,7 +504,7 @@ def test_the_largest_seed_builds(tmp_path):
     assert res.returncode == 0, res.stderr
 
 
-# --------------------------------------------------------------------------- issue 42: a detector's broken config.json
+# --------------------------------------------------------------------------- a detector's broken config.json
 
 BROKEN_CONFIGS = [
     ('{"id2label": {"0": "clean"', "is not valid JSON"),

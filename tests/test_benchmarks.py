@@ -532,7 +532,7 @@ def test_hub_livecodebench_uses_hf_hub_download(monkeypatch):
     assert [c[1] for c in calls] == ["test.jsonl", "test2.jsonl"] and calls[0][3] is None
 
 
-# --------------------------------------------------------------------------- issue 42: input errors are SpecDefectsErrors
+# --------------------------------------------------------------------------- loader input errors are SpecDefectsErrors
 
 def _input_error(excinfo, *names):
     """The error is a SpecDefectsInputError whose one-line message names each of ``names``."""

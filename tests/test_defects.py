@@ -289,7 +289,7 @@ def test_us_does_not_delete_a_restated_constraint():
                                   "Return True if n is even, and False otherwise."])
 def test_us_never_deletes_what_the_call_or_a_predicate_still_says(text):
     # how many inputs, which one, how many (the call's arguments say it) and the complement of a
-    # yes/no predicate: the hand check found nothing lost when these were deleted
+    # yes/no predicate: deleting them loses nothing
     assert all(isinstance(o, str) for o in _us_outcomes(text)), _us_outcomes(text)
 
 

@@ -1,5 +1,5 @@
-"""The rule judge can fail: each failure kind a reader found in the rule engine's mutants (issue 25),
-rebuilt from the real task it was seen on, is rejected on the criterion it breaks; and the engines
+"""The rule judge can fail: each failure kind of the rule engine's mutants, rebuilt from a real task
+that shows it, is rejected on the criterion it breaks; and the engines
 no longer make them (whole-benchmark fingerprints)."""
 
 from __future__ import annotations
@@ -214,7 +214,7 @@ def test_us_judge_accepts_a_name_only_when_it_loses_what_the_prose_lost(mbpp):
         assert judge_rules(bad)["compliance"] == 0, other
 
 
-ONE_SENTENCE_REQUESTS = [  # (task, why a reader rejected the deletion the engine once made there)
+ONE_SENTENCE_REQUESTS = [  # (task, why a deletion there leaves no task or loses nothing)
     ("577", "'find the[ last] digit in factorial': the ordinal is the request"),
     ("418", "'find the sublist[ having maximum length]': the objective is the request"),
     ("410", "'find the[ minimum] value': the superlative is the request"),

@@ -1,4 +1,4 @@
-"""Lexical vagueness (LV) on real tasks: the failure kinds a blind hand check found (a rename into another
+"""Lexical vagueness (LV) on real tasks: the failure kinds it must not make (a rename into another
 property, a wrong-sense identifier part, same-precision swaps counted as blurring, a named "<Name> number",
 "in sequence" taken for a container, unnatural noun phrases and coinages), and the story vocabulary of
 LiveCodeBench statements (operations, queries, cells) that LV now blurs."""

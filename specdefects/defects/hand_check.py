@@ -125,6 +125,27 @@ def score(rows: Sequence[dict], mutants: dict[tuple[str, str, str], Mutant]) -> 
     returned as stale and left out."""
     from .judge import judge_rules
 
+    return _agreement(rows, mutants, judge_rules)
+
+
+def score_surprisal(rows: Sequence[dict], mutants: dict[tuple[str, str, str], Mutant]) -> list[CellAgreement]:
+    """The surprisal judge (:mod:`.surprisal_judge`, from its store) against the labels of the defects it
+    judges: its one verdict held against both criteria; rows without a stored verdict are left out."""
+    from .surprisal_judge import SurprisalStore, verdict
+
+    store = SurprisalStore()
+
+    def judged(m: Mutant) -> dict | None:
+        v = verdict(m, store).get("surprisal_natural")
+        return None if v is None else dict.fromkeys(CRITERIA, v)
+
+    return _agreement(rows, mutants, judged)[0]
+
+
+def _agreement(rows: Sequence[dict], mutants: dict[tuple[str, str, str], Mutant],
+               judged) -> tuple[list[CellAgreement], list[str]]:
+    """``judged(mutant)`` (``{criterion: 0/1}``, or None for a mutant it does not judge) against the labels,
+    per benchmark x defect x criterion and over all, and the stale labels' sample ids."""
     pairs: dict[tuple[str, str, str], list[tuple[int, int]]] = {}
     stale = []
     for r in rows:
@@ -132,7 +153,9 @@ def score(rows: Sequence[dict], mutants: dict[tuple[str, str, str], Mutant]) -> 
         if not isinstance(m, Mutant) or prompt_sha(m) != r["prompt_sha"]:  # the engine now leaves the task out
             stale.append(r["sample_id"])
             continue
-        verdict = judge_rules(m)
+        verdict = judged(m)
+        if verdict is None:
+            continue
         for crit in CRITERIA:
             h, j = int(r[LABEL_OF[crit]]), int(verdict[crit])
             for key in ((r["benchmark"], r["defect"], crit), ("all", r["defect"], crit), ("all", "all", crit)):
@@ -143,29 +166,6 @@ def score(rows: Sequence[dict], mutants: dict[tuple[str, str, str], Mutant]) -> 
         out.append(CellAgreement(b, d, crit, len(hj), sum(hs) / len(hj), sum(js) / len(hj),
                                  sum(h == j for h, j in hj) / len(hj), kappa(hs, js)))
     return out, stale
-
-
-def score_surprisal(rows: Sequence[dict], mutants: dict[tuple[str, str, str], Mutant]) -> list[CellAgreement]:
-    """The surprisal judge (:mod:`.surprisal_judge`, from its store) against the labels of the defects it
-    judges: its one verdict held against both criteria, per benchmark and over all; rows without a stored
-    verdict are left out."""
-    from .surprisal_judge import SurprisalStore, verdict
-
-    store = SurprisalStore()
-    pairs: dict[tuple[str, str, str], list[tuple[int, int]]] = {}
-    for r in rows:
-        m = mutants.get((r["benchmark"], r["task_id"], r["defect"]))
-        if not isinstance(m, Mutant) or prompt_sha(m) != r["prompt_sha"]:
-            continue
-        v = verdict(m, store).get("surprisal_natural")
-        if v is None:
-            continue
-        for crit in CRITERIA:
-            for key in ((r["benchmark"], r["defect"], crit), ("all", r["defect"], crit)):
-                pairs.setdefault(key, []).append((int(r[LABEL_OF[crit]]), v))
-    return [CellAgreement(b, d, crit, len(hj), sum(h for h, _ in hj) / len(hj), sum(j for _, j in hj) / len(hj),
-                          sum(h == j for h, j in hj) / len(hj), kappa([h for h, _ in hj], [j for _, j in hj]))
-            for (b, d, crit), hj in sorted(pairs.items())]
 
 
 def summary_table(cells: Sequence[CellAgreement]) -> str:

@@ -201,7 +201,7 @@ def _punct_options(desc: str, i: int) -> tuple[str, ...]:
 def _bracket_data(desc: str, i: int) -> bool:
     """Whether the bracket at ``i`` belongs to a run of brackets alone ("()(())", "(()"): where a task's
     strings are brackets, such a run in the prose is a value ("transform S into ()(())"), and a
-    bracket dropped from it changes the value, not the form (a reader's example, lcbpub-0982)."""
+    bracket dropped from it changes the value, not the form (lcbpub-0982)."""
     a = b = i
     while a > 0 and desc[a - 1] in "()[]{}":
         a -= 1

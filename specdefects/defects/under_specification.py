@@ -42,8 +42,8 @@ deletion would leave doubled spaces/punctuation, a dangling word or an empty hea
 discarded. A task with no candidate (``Write a function to find the maximum of two
 numbers.``) is :class:`NotApplicable` with the reason.
 
-A deletion is refused when the hand checks found it loses nothing or leaves no task
-(:func:`spoiled`): an example or a Note after the description still shows it, the Constraints
+A deletion is refused when it loses nothing or leaves no task (:func:`spoiled`, the refusals of
+:mod:`.underspec` by kind): an example or a Note after the description still shows it, the Constraints
 state the precondition again, an ``Optional`` return states the None case, "empty in, empty
 out", the inclusivity of a contest's literal bounds, a clause that only says the thing is there,
 a clause that states the objective or is all that says which one is meant, a condition left with
@@ -483,8 +483,7 @@ def candidates(desc: str) -> list[Candidate]:
     if FORMAL_SECTION.search(desc):
         # a contest statement defines its terms in sentences that later ones lean on ("An index i is
         # good if ...", "Next, ...") and restates the rest in its Input/Output/Constraints sections:
-        # the hand check found most of its sentence deletions dangling or restated, so only its
-        # constraint lines and phrases are deleted
+        # so a sentence cut dangles or is restated elsewhere: only its constraint lines and phrases are deleted
         sents = []
     out += _sentence_candidates(desc, sents)
     out += _definition_conjuncts(desc, sents)

@@ -1,8 +1,7 @@
 """The refusals of the Under-Specification (US) engine, by kind.
 
 A US mutant deletes exactly one constraint and must leave a task that is less specified than before but
-still whole. A candidate deletion is refused, with a reason, when the hand checks found that kind of
-deletion loses nothing or leaves no task. The kinds, one module each:
+still whole. A candidate deletion is refused, with a reason, when it loses nothing or leaves no task. The kinds, one module each:
 
 * :mod:`.stated_elsewhere` — *still stated elsewhere*: the Constraints, the Output section, a Note, an
   example, the function's name or other words still say it;
