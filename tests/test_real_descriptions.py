@@ -12,7 +12,8 @@ from validator_fixtures import data, home  # noqa: F401  (fixtures)
 from specdefects.cli import main
 from specdefects.validator import ValidatorError
 from specdefects.validator.check import check_texts
-from specdefects.validator.decision import choose_threshold, decide, operating_threshold, reliability
+from specdefects.validator.cli import DEMO_EXAMPLES
+from specdefects.validator.decision import choose_thresholds, decide, decide_texts, operating_point, reliability
 from specdefects.validator.model import load_detector
 from specdefects.validator.real_descriptions import REAL_DEV, load_real_dev
 from specdefects.validator.shipped import shipped_path
@@ -21,44 +22,78 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED_MBPP = ROOT.parent / "shared" / "data" / "mbpp" / "mbpp.jsonl"
 
 
-def test_choose_threshold_leaves_the_asked_share_of_clean_rows_unflagged():
+LV, US, SF = "LV", "US", "SF"
+
+
+def _random_validation(rng, n):
+    y = [rng.choice(["clean", LV, US, SF]) for _ in range(n)]
+    probs = []
+    for lab in y:
+        p = np.array([rng.random() for _ in range(4)])
+        p[["clean", LV, US, SF].index(lab)] += rng.random() * 2  # informative, not perfect
+        probs.append(p / p.sum())
+    allowed = np.array([[True, rng.random() < 0.8, True, rng.random() < 0.8] for _ in y])
+    groups = [rng.choice(["humaneval", "mbpp"]) for _ in y]
+    return np.array(probs), y, allowed, groups
+
+
+def test_choose_thresholds_keeps_the_clean_share_and_no_other_point_of_the_grid_beats_it():
+    from specdefects.validator.decision import GRID, _mcc, share_clean
     rng = random.Random(0)
-    for _ in range(200):
-        p = [rng.random() ** rng.choice([0.3, 1, 3]) for _ in range(rng.randint(1, 60))]
-        target = rng.choice([0.5, 0.8, 0.9, 0.95])
-        t = choose_threshold(p, target)
-        unflagged = sum(x < t for x in p) / len(p)
-        assert unflagged >= target
-        # and it is the smallest such threshold (to the recorded precision): lowering it flags more
-        assert sum(x < t - 2e-6 for x in p) / len(p) < target or t - 2e-6 <= min(p)
-    with pytest.raises(ValueError):
-        choose_threshold([], 0.95)
-    with pytest.raises(ValueError):
-        choose_threshold([0.1], 1.0)
+    for _ in range(3):
+        probs, y, allowed, groups = _random_validation(rng, 80)
+        point = choose_thresholds(probs, y, allowed, 0.9, groups)
+        pred = decide(probs, point, allowed)
+        assert share_clean(pred, y, groups) >= 0.9
+        best = _mcc(np.array(y), np.array(pred))
+        for _ in range(200):  # any other admissible grid point scores no better
+            other = {d: rng.choice(GRID) for d in (LV, US, SF)}
+            alt = decide(probs, other, allowed)
+            if share_clean(alt, y, groups) >= 0.9:
+                assert _mcc(np.array(y), np.array(alt)) <= best + 1e-9
+    with pytest.raises(ValueError, match="clean rows"):
+        choose_thresholds(probs[:1], ["LV"], None, 0.95)
+    with pytest.raises(ValueError, match="specificity"):
+        choose_thresholds(probs, y, allowed, 1.0)
 
 
-def test_choose_threshold_by_benchmark_counts_a_small_benchmark_as_much_as_a_large_one():
-    big = [i / 100 for i in range(100)]  # 0.00 .. 0.99
-    small = [0.5, 0.9, 0.95, 0.97]
-    pooled = choose_threshold(big + small, 0.9)
-    grouped = choose_threshold(big + small, 0.9, ["mbpp"] * 100 + ["humaneval"] * 4)
-    share = lambda p, t: sum(x < t for x in p) / len(p)  # noqa: E731
-    assert share(big + small, pooled) >= 0.9 and share(small, pooled) <= 0.5  # the pooled point flags half of small
-    assert (share(big, grouped) + share(small, grouped)) / 2 >= 0.9 > (share(big, grouped - 2e-6)
-                                                                      + share(small, grouped - 2e-6)) / 2
-    assert grouped > pooled
-    assert choose_threshold(big, 0.9, ["a"] * 100) == choose_threshold(big, 0.9)
-    with pytest.raises(ValueError, match="groups"):
-        choose_threshold(big, 0.9, ["a"])
+def test_the_clean_share_is_averaged_over_benchmarks():
+    from specdefects.validator.decision import share_clean
+    y = ["clean"] * 104
+    pred = ["clean"] * 100 + ["SF"] * 4  # MBPP's 100 all unflagged, HumanEval's 4 all flagged
+    groups = ["mbpp"] * 100 + ["humaneval"] * 4
+    assert share_clean(pred, y) == pytest.approx(100 / 104)
+    assert share_clean(pred, y, groups) == pytest.approx(0.5)
 
 
-def test_decide_flags_on_the_defect_mass_and_names_the_likeliest_defect():
-    probs = np.array([[0.30, 0.50, 0.10, 0.10],   # P(defect) 0.70
-                      [0.90, 0.05, 0.03, 0.02],   # 0.10
-                      [0.45, 0.10, 0.15, 0.30]])  # 0.55: argmax says clean, the mass says defect
-    assert decide(probs, None) == ["LV", "clean", "clean"]
-    assert decide(probs, 0.5) == ["LV", "clean", "SF"]
-    assert decide(probs, 0.8) == ["clean", "clean", "clean"]
+def test_decide_needs_the_class_threshold_and_for_lv_and_sf_the_evidence():
+    probs = np.array([[0.05, 0.04, 0.06, 0.85],   # SF likeliest
+                      [0.30, 0.50, 0.10, 0.10],   # LV likeliest
+                      [0.45, 0.10, 0.15, 0.30]])  # argmax says clean
+    point = {LV: 0.4, US: 0.5, SF: 0.25}
+    everything = np.ones((3, 4), dtype=bool)
+    assert decide(probs, None) == [SF, LV, "clean"]
+    assert decide(probs, point, everything) == [SF, LV, SF]
+    no_sf = everything.copy()
+    no_sf[:, 3] = False  # no typo nor format break in any text: no SF verdict, whatever P(SF)
+    assert decide(probs, point, no_sf) == ["clean", LV, "clean"]
+    no_lv = everything.copy()
+    no_lv[:, 1] = False
+    assert decide(probs, point, no_lv) == [SF, "clean", SF]
+    assert decide(probs, {LV: 0.6, US: 0.5, SF: 0.9}, everything) == ["clean", "clean", "clean"]
+    # one threshold on P(defect) (check --threshold): the evidence rule still holds
+    assert decide(probs, 0.5, everything) == [SF, LV, SF]
+    assert decide(probs, 0.5, no_sf) == [US, LV, US]
+
+
+def test_the_evidence_of_a_text_allows_lv_and_sf_only_where_it_points_at_something():
+    from specdefects.validator.decision import evidence_allows
+    allowed = evidence_allows(["Return the number of vowels in the string s; treat 'y' as a consonant.",
+                               "Write a functon to find the maximum value in the given list of integers .",
+                               "Write a function to do some stuff with the list."])
+    assert allowed[:, 0].all() and allowed[:, 2].all()  # clean and US: always
+    assert list(allowed[:, 3]) == [False, True, False]  # SF: the typo and the space before the full stop
+    assert allowed[2, 1]  # LV: "some", "stuff"
 
 
 def test_reliability_of_a_calibrated_and_of_an_overconfident_predictor():
@@ -75,18 +110,31 @@ def test_the_shipped_detector_records_an_operating_point_and_check_uses_it():
     folder = shipped_path()
     assert folder is not None
     det = load_detector(folder)
-    t = operating_threshold(det)
-    assert t is not None and 0.5 < t < 1
+    point = operating_point(det)
+    assert set(point) == {LV, US, SF} and all(0 < t < 1 for t in point.values())
     text = "Write a function to find the peak element in the given array."
     default, = check_texts([text], detector=det)
     forced, = check_texts([text], detector=det, argmax=True)
     strict, = check_texts([text], detector=det, threshold=0.01)
-    assert default["threshold"] == t and forced["threshold"] is None
+    assert default["threshold"] == point and forced["threshold"] is None
     p = default["probabilities"]
-    assert default["flagged"] == (1 - p["clean"] >= t)
+    assert default["flagged"] == any(p[d] >= point[d] for d in (US,))  # no vague word, typo or format break
     assert forced["label"] == max(p, key=p.get)
-    assert strict["flagged"] and strict["label"] != "clean" and strict["verdict"].startswith("flagged:")
+    assert strict["flagged"] and strict["label"] == US and strict["verdict"].startswith("flagged:")
     assert "probably fine" in check_texts([text], detector=det, threshold=0.99)[0]["verdict"]
+
+
+def test_the_shipped_detector_leaves_clean_punctuation_alone_and_flags_what_its_evidence_shows():
+    """The written set: 20 well-specified descriptions with semicolons, commas and parentheses,
+    labelled before any verdict was seen."""
+    written = load_real_dev(ROOT / "specdefects" / "validator" / "punctuated_descriptions.jsonl")
+    assert len(written) == 20 and {r["label"] for r in written} == {"well-specified"}
+    results = check_texts([r["text"] for r in written], model=str(shipped_path()))
+    assert sum(r["label"] == "clean" for r in results) >= 19
+    assert not any(r["label"] == SF for r in results)  # none has a typo or a format break
+    clean, vague, broken = check_texts(list(DEMO_EXAMPLES), model=str(shipped_path()))
+    assert (clean["label"], vague["label"], broken["label"]) == ("clean", LV, SF)
+    assert "functon" in " ".join(broken["explanation"]) and "with evidence" in broken["verdict"]
 
 
 def test_check_cli_threshold_and_argmax(capsys):
@@ -143,10 +191,11 @@ def test_evaluate_reports_real_descriptions_and_reliability(data, tmp_path, caps
     dev, rows = res["real_dev"], load_real_dev(REAL_DEV)
     assert dev["n"] == len(rows) and dev["n_under"] == sum(r["label"] == "under-specified" for r in rows)
     t = res["operating_point"]["threshold"]
-    assert t == operating_threshold(load_detector(folder))
+    det = load_detector(folder)
+    assert t == operating_point(det)
     # the report's counts are the detector's own decisions on the set, recomputed here
-    probs = load_detector(folder).predict_proba([r["text"] for r in rows])
-    labels = decide(probs, t)
+    probs = det.predict_proba([r["text"] for r in rows])
+    labels = decide_texts(det, [r["text"] for r in rows], probs, t)
     assert dev["operating_point"]["flagged_under"] == sum(
         lab != "clean" for lab, r in zip(labels, rows) if r["label"] == "under-specified")
     spec = res["specificity"]["operating_point"]["humaneval"]
@@ -193,7 +242,8 @@ def test_a_detector_without_or_with_a_broken_operating_point(tmp_path, capsys):
     (folder / META_FILE).write_text(json.dumps(old))
     assert main(["check", "--model", str(folder), "--json", "Return the sum of a list."]) == 0
     assert json.loads(capsys.readouterr().out)["threshold"] is None
-    for broken in ({"threshold": 5}, {"threshold": "high"}, "0.9", {"rule": "?"}):
+    for broken in ({"threshold": 5}, {"threshold": "high"}, "0.9", {"rule": "?"}, {"thresholds": {"LV": 0.5}},
+                   {"thresholds": {"LV": 0.5, "US": 2, "SF": 0.5}}):
         (folder / META_FILE).write_text(json.dumps(meta | {"operating_point": broken}))
         assert main(["check", "--model", str(folder), "Return the sum of a list."]) == 2
         err = capsys.readouterr().err

@@ -10,9 +10,9 @@ import unicodedata
 from pathlib import Path
 
 from .consistency import findings, read_test_cases
-from .decision import check_threshold, decide, resolve_threshold
+from .decision import DEFECTS, check_threshold, decide, evidence_for, resolve_threshold, shown_by_evidence
 from .errors import ValidatorError
-from .evidence import evidence, summarize
+from .evidence import summarize
 from .model import LABELS, MAX_CHARS, latest_path, load_detector
 from .shipped import shipped_path
 
@@ -134,12 +134,13 @@ def check_texts(texts: list[str], model: str | None = None, detector=None, batch
         detector = load_detector(resolve_model(model))
     threshold = resolve_threshold(detector, threshold, argmax)
     probs = detector.predict_proba(texts, batch_size=batch_size)
+    evs = [evidence_for(detector, t[:MAX_CHARS * 5]) for t in texts]
+    labels = decide(probs, threshold, [shown_by_evidence(ev) for ev in evs] if threshold is not None else None)
     out = []
-    for t, p, n, lab, c in zip(texts, probs, notes, decide(probs, threshold), cases):
-        ev = evidence(t[:MAX_CHARS * 5], extra_known=getattr(detector, "known_words", frozenset()))
+    for t, p, n, lab, c, ev in zip(texts, probs, notes, labels, cases, evs):
         p_defect = round(1.0 - float(p[0]), 4)
         found = None if c is None else findings(t, c)
-        verdict = _verdict(lab, p_defect, threshold)
+        verdict = _verdict(lab, p, threshold)
         if found and lab == "clean":
             lab, verdict = "US", "flagged: US (the tests expect what the description does not say)"
         r = {"label": lab, "flagged": lab != "clean", "p_defect": p_defect,
@@ -246,12 +247,23 @@ def tests_cases(tests, entry_point: str = "") -> tuple[list, list[int]]:
     return read_test_cases(tests, entry_point)
 
 
-def _verdict(label: str, p_defect: float, threshold: float | None) -> str:
+def _verdict(label: str, probs, threshold: dict | float | None) -> str:
+    """Why the label: the likeliest class, or which threshold (and evidence) decided."""
     if threshold is None:
         return f"{label} (the likeliest class)"
-    if label == "clean":
-        return f"probably fine (P(defect) {p_defect:.2f} < {threshold:.2f})"
-    return f"flagged: {label} (P(defect) {p_defect:.2f} >= {threshold:.2f})"
+    p = dict(zip(LABELS, (float(x) for x in probs)))
+    if isinstance(threshold, float):
+        p_defect = 1.0 - p["clean"]
+        if label == "clean":
+            return f"probably fine (P(defect) {p_defect:.2f} " + \
+                (f"< {threshold:.2f})" if p_defect < threshold else f">= {threshold:.2f}, but no defect shown by evidence)")
+        return f"flagged: {label} (P(defect) {p_defect:.2f} >= {threshold:.2f})"
+    if label != "clean":
+        return f"flagged: {label} (P({label}) {p[label]:.2f} >= {threshold[label]:.2f}" + \
+            (", with evidence)" if label in ("LV", "SF") else ")")
+    top = max(DEFECTS, key=lambda d: p[d])
+    why = "below its threshold" if p[top] < threshold[top] else "no evidence in the text"
+    return f"probably fine (likeliest defect {top}: P {p[top]:.2f}, threshold {threshold[top]:.2f}, {why})"
 
 
 def format_result(r: dict) -> str:

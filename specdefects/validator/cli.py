@@ -235,9 +235,10 @@ def cmd_validator_train(args) -> int:
     if res.get("mean_test"):
         m = res["mean_test"]
         print(f"  mean test: accuracy {m['accuracy']:.3f}, macro F1 {m['f1']:.3f}, MCC {m['mcc']:.3f}")
+    from .decision import describe_point
     op = res.get("operating_point") or {}
     if op:
-        print(f"  operating point: flag at P(defect) >= {op['threshold']:.3f} ({op['chosen_on']}, "
+        print(f"  operating point: {describe_point(op.get('thresholds', op.get('threshold')))} ({op['chosen_on']}, "
               f"{100 * op['target_specificity']:.0f}% left unflagged)")
     print(f"detector: {res['model']}" + (f" (also {res['latest']}, used by `specdefects check`)"
                                          if res.get("latest") else ""))
@@ -276,9 +277,10 @@ def cmd_validator_evaluate(args) -> int:
 
 
 def _real_summary(res: dict) -> str:
+    from .decision import describe_point
     from .real_descriptions import DECISIONS
     op, dev, key = res["operating_point"]["threshold"], res["real_dev"], f"{res['split']}_originals_clean"
-    rule = "argmax" if op is None else f"P(defect) >= {op:.3f}"
+    rule = describe_point(op)
     lines = [f"operating point: {rule}; reliability ECE {res['reliability']['ece']:.3f}"]
     for name in DECISIONS:
         spec = ", ".join(f"{b} {100 * (d[key] or 0):.1f} % clean / all flagged {100 * (d['all_originals_flagged'] or 0):.1f} %"
@@ -297,6 +299,7 @@ def cmd_validator_flagged(args) -> int:
     from ..report.runs import load_runs
     from ..report.tables import frame_markdown
     from .check import check_texts
+    from .decision import describe_point
     if args.out:
         check_writable_dir(args.out)  # before the runs are read and labelled
     runs = load_runs(args.runs)
@@ -309,7 +312,7 @@ def cmd_validator_flagged(args) -> int:
     labels = {k: r["label"] for k, r in zip(keys, res)}
     summary, tasks = flagged_pass_table(runs, labels), flagged_tasks_table(runs, labels)
     op = res[0]["threshold"]
-    md = (f"# Original descriptions flagged by the detector ({'argmax' if op is None else f'P(defect) >= {op:.3f}'})"
+    md = (f"# Original descriptions flagged by the detector ({describe_point(op)})"
           f"\n\n{frame_markdown(summary.round(3))}\n## Flagged tasks\n\n"
           f"{frame_markdown(tasks) if len(tasks) else '(none)'}\n")
     print(md)

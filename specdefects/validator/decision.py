@@ -1,24 +1,30 @@
 """The detector's operating point: when a description is *flagged*, not just which class is likeliest.
 
-A detector gives four class probabilities. Taking the argmax flags a description as soon as the three
-defect classes together outweigh ``clean`` by a hair, which on real, well-formed descriptions is a
-false alarm a user soon learns to ignore. The operating point is a threshold on the defect mass
-``P(defect) = 1 - P(clean)``:
+A detector gives four class probabilities. The argmax flags a description as soon as the defect
+classes together outweigh ``clean`` by a hair, and a classifier trained on mutants learns the
+mutators' fingerprints as well as the defects (a semicolon the SF mutator sometimes writes reads as
+SF in a clean description). So a decision is made per defect, and each needs two things:
 
-* ``P(defect) >= threshold``: flagged, labelled with the likeliest defect class;
-* ``P(defect) < threshold``: ``clean`` ("probably fine").
+* its own probability at or above its own threshold (``P(LV) >= t_LV``, ``P(US) >= t_US``,
+  ``P(SF) >= t_SF``), and
+* for LV and SF, evidence in the text that :mod:`.evidence` can point to: a vague word for LV; a
+  typo or a format break for SF. US has no such evidence (what is missing is not in the text), so it
+  rests on its probability (and on the task's tests, see :mod:`.consistency`).
 
-:func:`choose_threshold` picks the smallest threshold that keeps a target share (the issue's 95 %) of
-the *validation* split's clean descriptions unflagged, so the test split stays untouched; the share is
-averaged over benchmarks, so HumanEval's docstrings count as much as MBPP's far more numerous
-one-line requests. A detector
-folder records it in ``specdefects_validator.json`` under ``operating_point``; ``check --threshold``
-overrides it. :func:`reliability` is the calibration view of ``P(defect)`` (a reliability curve and
-the expected calibration error), written by ``validator evaluate``.
+A description is flagged with the likeliest class that passes both; otherwise it is ``clean``
+("probably fine"). :func:`choose_thresholds` picks the three thresholds on the *validation* split, so
+the test split stays untouched: the best Matthews correlation among the thresholds that leave a target
+share (95 %) of its clean descriptions unflagged, the share averaged over benchmarks so that
+HumanEval's docstrings count as much as MBPP's far more numerous one-line requests. A detector folder
+records them in ``specdefects_validator.json`` under ``operating_point``; ``check --threshold T``
+replaces them with one threshold on ``P(defect) = 1 - P(clean)`` (the evidence rule still holds) and
+``--argmax`` with the plain likeliest class. :func:`reliability` is the calibration view of
+``P(defect)``, written by ``validator evaluate``.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -27,24 +33,62 @@ import numpy as np
 from ..errors import SpecDefectsInputError
 from ..files import write_json_atomic
 from .errors import ValidatorError
+from .evidence import evidence
 from .model import LABELS, META_FILE, load_detector, read_meta
 
 CLEAN = LABELS.index("clean")
+DEFECTS = tuple(lab for lab in LABELS if lab != "clean")
+GRID = tuple(round(x, 2) for x in np.arange(0.05, 1.0, 0.05)) + (0.97, 0.99)
 
 
-def operating_threshold(detector) -> float | None:
-    """The threshold a detector folder records (``None``: the plain argmax)."""
+def shown_by_evidence(ev: dict) -> list[bool]:
+    """Which labels the evidence of one description allows, in :data:`LABELS` order: clean and US
+    always, LV with a vague word, SF with a typo or a format break."""
+    allow = {"clean": True, "LV": bool(ev["vague_words"]), "US": True,
+             "SF": bool(ev["typos"] or ev["format_issues"])}
+    return [allow[lab] for lab in LABELS]
+
+
+def evidence_allows(texts: Sequence[str], detector=None) -> np.ndarray:
+    """:func:`shown_by_evidence` of each text (read with ``detector``'s own known and vague words), as
+    an ``(n, 4)`` boolean array."""
+    return np.array([shown_by_evidence(evidence_for(detector, t)) for t in texts], dtype=bool).reshape(-1, len(LABELS))
+
+
+def evidence_for(detector, text: str) -> dict:
+    """:func:`.evidence.evidence` of ``text`` with ``detector``'s known words and vague terms."""
+    return evidence(text, extra_known=getattr(detector, "known_words", frozenset()),
+                    vague=getattr(detector, "vague_words", None))
+
+
+def _point_error(where: str, op) -> ValidatorError:
+    return ValidatorError(f"{where or 'the detector'}: {META_FILE} has a broken operating_point ({op!r}); its "
+                          f"thresholds must be numbers strictly between 0 and 1, one per defect "
+                          f"({', '.join(DEFECTS)}) (pass --threshold or --argmax, or retrain)")
+
+
+def operating_point(detector) -> dict | float | None:
+    """The operating point a detector folder records: per-defect thresholds (a dict), one threshold
+    on P(defect) (a folder trained before per-defect thresholds), or ``None`` (the plain argmax)."""
     where = getattr(detector, "path", "") or ""
     meta = getattr(detector, "meta", None) or read_meta(where)
     op = (meta or {}).get("operating_point")
-    if op is None:  # a detector trained before operating points existed: the argmax, as it was
+    if op is None:
         return None
-    t = op.get("threshold") if isinstance(op, dict) else None
-    if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0.0 < t < 1.0:
-        raise ValidatorError(f"{where or 'the detector'}: {META_FILE} has a broken operating_point ({op!r}); its "
-                             f"threshold must be a number strictly between 0 and 1 (pass --threshold or --argmax, "
-                             f"or retrain)")
-    return float(t)
+    if not isinstance(op, dict):
+        raise _point_error(where, op)
+    if "thresholds" in op:
+        t = op["thresholds"]
+        if not isinstance(t, dict) or set(t) != set(DEFECTS) or not all(_probability(v) for v in t.values()):
+            raise _point_error(where, op)
+        return {k: float(t[k]) for k in DEFECTS}
+    if not _probability(op.get("threshold")):
+        raise _point_error(where, op)
+    return float(op["threshold"])
+
+
+def _probability(v) -> bool:
+    return not isinstance(v, bool) and isinstance(v, (int, float)) and 0.0 < v < 1.0
 
 
 def check_threshold(threshold: float | None) -> float | None:
@@ -53,50 +97,83 @@ def check_threshold(threshold: float | None) -> float | None:
     return None if threshold is None else float(threshold)
 
 
-def decide(probs, threshold: float | None) -> list[str]:
-    """Labels at the operating point (``threshold=None``: the argmax of the four classes)."""
+def decide(probs, point: dict | float | None, allowed=None) -> list[str]:
+    """Labels at the operating point ``point`` (see the module's docstring; ``None``: the argmax of
+    the four classes). ``allowed``: :func:`evidence_allows` of the texts (``None``: no evidence
+    rule)."""
     p = np.asarray(probs, dtype=np.float64).reshape(-1, len(LABELS))
-    if threshold is None:
+    if point is None:
         return [LABELS[i] for i in p.argmax(1)]
-    defects = p.copy()
-    defects[:, CLEAN] = -1.0
-    idx = np.where(1.0 - p[:, CLEAN] >= threshold, defects.argmax(1), CLEAN)
+    ok = np.ones_like(p, dtype=bool) if allowed is None else np.asarray(allowed, dtype=bool).reshape(p.shape)
+    if isinstance(point, dict):
+        passes = np.stack([np.zeros(len(p), dtype=bool)] + [p[:, LABELS.index(d)] >= point[d] for d in DEFECTS], 1)
+    else:
+        passes = np.repeat((1.0 - p[:, CLEAN] >= point)[:, None], len(LABELS), 1)
+        passes[:, CLEAN] = False
+    score = np.where(passes & ok, p, -1.0)
+    idx = np.where(score.max(1) >= 0.0, score.argmax(1), CLEAN)
     return [LABELS[i] for i in idx]
 
 
-def resolve_threshold(detector, threshold: float | None = None, argmax: bool = False) -> float | None:
-    """The threshold to decide with: ``None`` for ``argmax``, else ``threshold`` (checked), else the
-    detector's own operating point."""
+def decide_texts(detector, texts: Sequence[str], probs, point: dict | float | None) -> list[str]:
+    """:func:`decide` with the evidence of ``texts`` (read with ``detector``'s own known words)."""
+    allowed = None if point is None else evidence_allows(texts, detector)
+    return decide(probs, point, allowed)
+
+
+def describe_point(point: dict | float | None) -> str:
+    """The operating point in words, for reports and verdicts."""
+    if point is None:
+        return "argmax"
+    if isinstance(point, dict):
+        return ", ".join(f"P({d}) >= {point[d]:.2f}" for d in DEFECTS) + " (LV and SF with evidence)"
+    return f"P(defect) >= {point:.3f}"
+
+
+def resolve_threshold(detector, threshold: float | None = None, argmax: bool = False) -> dict | float | None:
+    """The operating point to decide with: ``None`` for ``argmax``, else ``threshold`` (checked), else
+    the detector's own operating point."""
     if argmax:
         return None
     t = check_threshold(threshold)
-    return operating_threshold(detector) if t is None else t
+    return operating_point(detector) if t is None else t
 
 
-def choose_threshold(p_defect_clean: Sequence[float], specificity: float = 0.95,
-                     groups: Sequence[str] | None = None) -> float:
-    """The smallest threshold that leaves at least ``specificity`` of these clean rows unflagged
-    (rows are flagged at ``P(defect) >= threshold``). With ``groups`` (each row's benchmark) the
-    share is averaged over the groups, so each benchmark's style of description counts the same: a
-    pooled share is set by the largest benchmark (MBPP's one-line requests are 85 % of the
-    validation originals) and leaves a smaller one (HumanEval's docstrings) flagged far more often."""
+def share_clean(labels: Sequence[str], y: Sequence[str], groups: Sequence[str] | None = None) -> float:
+    """The share of the clean rows left unflagged, averaged over ``groups`` (each row's benchmark)."""
+    lab, y = np.asarray(labels), np.asarray(y)
+    g = np.asarray(list(groups) if groups is not None else [""] * len(y))
+    parts = [np.mean(lab[(y == "clean") & (g == k)] == "clean") for k in dict.fromkeys(g[y == "clean"].tolist())]
+    if not parts:
+        raise SpecDefectsInputError("no clean rows to choose the operating point on")
+    return float(np.mean(parts))
+
+
+def _mcc(y: np.ndarray, pred: np.ndarray) -> float:
+    from sklearn.metrics import matthews_corrcoef  # lazy: sklearn only where thresholds are chosen
+    return float(matthews_corrcoef(y, pred))
+
+
+def choose_thresholds(probs, y: Sequence[str], allowed=None, specificity: float = 0.95,
+                      groups: Sequence[str] | None = None) -> dict[str, float]:
+    """Per-defect thresholds (see the module's docstring): among those of :data:`GRID` that leave at
+    least ``specificity`` of the clean rows unflagged (averaged over ``groups``), the ones with the
+    best Matthews correlation over the four classes; ties go to the higher thresholds (fewer flags)."""
     if not 0.0 < specificity < 1.0:
         raise SpecDefectsInputError(f"specificity must be strictly between 0 and 1, got {specificity}")
-    p = np.asarray(p_defect_clean, dtype=np.float64)
-    if not len(p):
+    y = np.asarray(list(y))
+    if not (y == "clean").any():
         raise SpecDefectsInputError("no clean rows to choose the operating point on")
-    g = np.asarray(list(groups) if groups is not None else [""] * len(p))
-    if len(g) != len(p):
-        raise SpecDefectsInputError(f"{len(g)} groups for {len(p)} rows")
-    parts = [p[g == k] for k in dict.fromkeys(g.tolist())]
-
-    def share_clean(t: float) -> float:
-        return float(np.mean([np.mean(x < t) for x in parts]))
-
-    for t in np.unique(np.ceil((p + 1e-9) * 1e6) / 1e6):  # just above each row: it stays unflagged
-        if share_clean(t) >= specificity - 1e-12:
-            return float(min(t, 0.999999))
-    return 0.999999
+    best, best_key = None, None
+    for combo in itertools.product(GRID, repeat=len(DEFECTS)):
+        point = dict(zip(DEFECTS, combo))
+        pred = np.asarray(decide(probs, point, allowed))
+        if share_clean(pred, y, groups) < specificity - 1e-12:
+            continue
+        key = (round(_mcc(y, pred), 6), combo)
+        if best_key is None or key > best_key:
+            best, best_key = point, key
+    return best or dict.fromkeys(DEFECTS, GRID[-1])
 
 
 def reliability(y_defect: Sequence[int], p_defect: Sequence[float], bins: int = 10) -> dict:
@@ -133,20 +210,27 @@ def reliability_png(curves: dict[str, dict], path, title: str = "") -> None:
 
 
 def set_operating_point(folder, validation: dict, specificity: float = 0.95) -> dict:
-    """Choose the threshold on ``validation`` (rows as :func:`.data.load_validator` gives them) and
-    record it in the detector folder's ``specdefects_validator.json``; returns what was recorded."""
+    """Choose the per-defect thresholds on ``validation`` (rows as :func:`.data.load_validator` gives
+    them) and record them in the detector folder's ``specdefects_validator.json``; returns what was
+    recorded."""
     det = load_detector(folder)
-    rows = [(t, b) for t, lab, b in zip(validation["text"], validation["label"],
-                                        validation.get("benchmark") or [""] * len(validation["text"]))
-            if lab == "clean"]
-    p = det.predict_proba([t for t, _ in rows])
-    groups = [b or "" for _, b in rows]
-    counts = {b: groups.count(b) for b in dict.fromkeys(groups)}
-    op = {"threshold": choose_threshold([1.0 - float(r[CLEAN]) for r in p], specificity, groups),
-          "rule": "flag when P(defect) = 1 - P(clean) >= threshold", "target_specificity": specificity,
-          "chosen_on": f"validation split, {len(rows)} clean descriptions"
-                       + (", the share left unflagged averaged over benchmarks ("
-                          + ", ".join(f"{b} {n}" for b, n in counts.items()) + ")" if len(counts) > 1 else "")}
+    texts, y = validation["text"], validation["label"]
+    groups = validation.get("benchmark") or [""] * len(texts)
+    probs = det.predict_proba(texts)
+    allowed = evidence_allows(texts, det)
+    point = choose_thresholds(probs, y, allowed, specificity, groups)
+    pred = decide(probs, point, allowed)
+    clean = [b for b, lab in zip(groups, y) if lab == "clean"]
+    counts = {b: clean.count(b) for b in dict.fromkeys(clean)}
+    op = {"thresholds": point,
+          "rule": "flag with the likeliest defect d whose P(d) >= thresholds[d] and, for LV and SF, whose "
+                  "evidence the text shows (a vague word; a typo or a format break)",
+          "target_specificity": specificity,
+          "chosen_on": f"validation split, {len(texts)} descriptions ({len(clean)} clean"
+                       + (": the share left unflagged averaged over benchmarks, "
+                          + ", ".join(f"{b} {n}" for b, n in counts.items()) if len(counts) > 1 else "") + ")",
+          "validation": {"mcc": round(_mcc(np.asarray(y), np.asarray(pred)), 4),
+                         "clean_unflagged": round(share_clean(pred, y, groups), 4)}}
     meta = read_meta(folder)
     meta["operating_point"] = op
     write_json_atomic(Path(folder) / META_FILE, meta)

@@ -26,9 +26,9 @@ from ..llm import LLMClient
 from ..metrics.classification import classification_report
 from .baselines import LLMBaseline, TfidfBaseline, pick_shots
 from .data import drop_indistinct_sf, load_original_tasks, load_validator
-from .decision import decide, reliability, reliability_png, resolve_threshold
+from .decision import decide, decide_texts, evidence_for, reliability, reliability_png, resolve_threshold
 from .errors import ValidatorError
-from .evidence import evidence, summarize
+from .evidence import summarize
 from .model import LABELS, load_detector, read_meta
 from .real_descriptions import REAL_DEV, load_real_dev, real_dev_report, report_md, specificity
 
@@ -85,7 +85,7 @@ def _mean(reports: list[dict]) -> dict:
 def evaluate(models: Sequence[str], data: str, out: str, split: str = "test", tfidf: bool = True,
              llm: str | None = None, llm_shots: Sequence[int] = (0, 4), benchmarks: list[str] | None = None,
              tsne: bool = True, real_defects: bool = True, seed: int = 0, progress: bool = True,
-             threshold: float | None = None, real_dev: str | None = None, overwrite: bool = False) -> dict:
+             threshold: dict | float | None = None, real_dev: str | None = None, overwrite: bool = False) -> dict:
     """Every detector and baseline on ``split`` of ``data``; the files (module docstring) are written
     whole into ``out`` at the end (``files.atomic_dir``; an earlier evaluation there is replaced, other
     files need ``overwrite``), nothing when it fails. The summary dict."""
@@ -196,7 +196,7 @@ def _baseline_results(rows_data: dict, data: str, texts: Sequence[str], y: Seque
     return results
 
 
-def real_description_report(det, probs, rows_data: dict, split: str, out_p: Path, threshold: float | None,
+def real_description_report(det, probs, rows_data: dict, split: str, out_p: Path, threshold: dict | float | None,
                             real_dev: str | None = None, data_source: str | None = None,
                             benchmarks: list[str] | None = None) -> dict:
     """The detector on real descriptions at its operating point ``threshold`` (see
@@ -210,7 +210,7 @@ def real_description_report(det, probs, rows_data: dict, split: str, out_p: Path
     curve = reliability([int(lab != "clean") for lab in labels], [1.0 - float(p[0]) for p in probs])
     reliability_png({detector_name(det.path): curve}, out_p / "reliability.png",
                     f"{detector_name(det.path)}: P(defect) on the {split} split")
-    scores = _scores(labels, decide(probs, threshold))  # the synthetic task, scored at the operating point
+    scores = _scores(labels, decide_texts(det, rows_data[split]["text"], probs, threshold))  # at the operating point
     (out_p / "real_descriptions.md").write_text(report_md(spec, dev, split, scores))
     return {"operating_point": {"threshold": threshold, "scores": scores}, "specificity": spec, "real_dev": dev,
             "reliability": curve}
@@ -287,16 +287,16 @@ def tsne_png(X, labels: Sequence[str], path: Path, seed: int = 0, title: str = "
     plt.close(fig)
 
 
-def flag_real_defects(split_rows: dict, det, probs, threshold: float | None = None) -> list[dict]:
+def flag_real_defects(split_rows: dict, det, probs, threshold: dict | float | None = None) -> list[dict]:
     """Clean originals the detector flags at its operating point (``threshold``; ``None``: argmax),
     most confident first, with evidence. ``probs``: the detector's class probabilities of the split."""
     out = []
-    for i, (lab, p) in enumerate(zip(decide(probs, threshold), probs)):
+    for i, (lab, p) in enumerate(zip(decide_texts(det, split_rows["text"], probs, threshold), probs)):
         if split_rows["label"][i] == "clean" and lab != "clean":
             text = split_rows["text"][i]
             out.append({"uid": split_rows["uid"][i], "benchmark": split_rows["benchmark"][i], "label": lab,
                         "probability": float(p[LABELS.index(lab)]), "p_clean": float(p[0]), "text": text,
-                        "evidence": summarize(evidence(text), lab)})
+                        "evidence": summarize(evidence_for(det, text), lab)})
     out.sort(key=lambda d: -d["probability"])
     return out
 

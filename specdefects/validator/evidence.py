@@ -5,6 +5,8 @@ mutator's own patterns). Pure Python; fast enough to run on every checked descri
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 
@@ -54,12 +56,16 @@ def wordlist() -> frozenset:
             words.update(k.lower().split())
             for v in alts:
                 words.update(v.lower().split())
-    words.update("""substring substrings subarray subarrays sublist sublists boolean booleans integer integers
+    words.update(PROGRAMMING_WORDS)
+    return frozenset(words)
+
+
+PROGRAMMING_WORDS = frozenset("""substring substrings subarray subarrays sublist sublists boolean booleans integer integers
     palindrome palindromes lexicographically lexicographical alphanumeric whitespace whitespaces delimiter
     delimiters fibonacci factorial tuple tuples dict dicts args kwargs str bool len config regex lowercase uppercase
     non nonnegative decrement increment iterable iterables modulo bitwise parenthesis parentheses hexadecimal
-    ascii unicode camelcase snakecase enum json xml csv http url uri utf substr""".split())
-    return frozenset(words)
+    ascii unicode camelcase snakecase enum json xml csv http url uri utf substr lst arr num str idx len val
+    res ans cnt tmp ptr obj pos neg src dst""".split())
 
 
 @lru_cache(maxsize=4)
@@ -94,14 +100,18 @@ def _edit1(a: str, b: str) -> bool:
 
 
 def suggest(word: str) -> str | None:
-    """The known word one edit away, if any (first letter kept: typos rarely hit it)."""
+    """The most frequent known word one edit away, if any (first letter kept: typos rarely hit it)."""
     w = word.lower()
-    idx = _by_shape()
-    for n in (len(w), len(w) - 1, len(w) + 1):
-        for cand in idx.get((w[0], n), ()):
-            if _edit1(w, cand):
-                return cand
-    return None
+    idx, freq = _by_shape(), word_frequency()
+    cands = [c for n in (len(w), len(w) - 1, len(w) + 1) for c in idx.get((w[0], n), ()) if _edit1(w, c)]
+    return max(cands, key=lambda c: (freq.get(c, 0), c)) if cands else None
+
+
+@lru_cache(maxsize=1)
+def word_frequency() -> dict:
+    """pyspellchecker's English word counts (what makes "those" a likelier reading of "thoes" than "thees")."""
+    from spellchecker import SpellChecker  # lazy: as english_words
+    return dict(SpellChecker(language="en", case_sensitive=False).word_frequency.dictionary)
 
 
 def _code_spans(text: str) -> list[tuple[int, int]]:
@@ -113,8 +123,26 @@ def _in(spans, i) -> bool:
     return any(s <= i < e for s, e in spans)
 
 
-def vague_words(text: str) -> list[dict]:
-    return [{"word": m.group(0), "span": [m.start(), m.end()]} for m in _vague_re().finditer(text)]
+def vague_words(text: str, only: frozenset | None = None) -> list[dict]:
+    """The vague terms in ``text``; ``only``: count just these (a detector's own, lower case)."""
+    return [{"word": m.group(0), "span": [m.start(), m.end()]} for m in _vague_re().finditer(text)
+            if only is None or m.group(0).lower() in only]
+
+
+def telling_vague_words(texts: Sequence[str], labels: Sequence[str], ratio: float = 2.0) -> frozenset:
+    """The vague terms that tell LV apart in these labelled texts: used (add-one smoothed) at least
+    ``ratio`` times as often by LV texts as by clean ones, plus :data:`GENERIC_VAGUE`. Many words of
+    the lexicon's vague side ("return", "value", "has") are as common in clean descriptions as in
+    vague ones, and a flag that points at them points at nothing."""
+    uses: dict[str, Counter] = {"clean": Counter(), "LV": Counter()}
+    n = Counter(labels)
+    for text, lab in zip(texts, labels):
+        if lab in uses:
+            uses[lab].update({v["word"].lower() for v in vague_words(text)})
+    if not n["clean"] or not n["LV"]:
+        return frozenset(GENERIC_VAGUE)
+    telling = {w for w in uses["LV"] if (uses["LV"][w] + 1) / n["LV"] >= ratio * (uses["clean"][w] + 1) / n["clean"]}
+    return frozenset(telling | set(GENERIC_VAGUE))
 
 
 def typos(text: str, limit: int = 20, extra_known=frozenset()) -> list[dict]:
@@ -127,16 +155,75 @@ def typos(text: str, limit: int = 20, extra_known=frozenset()) -> list[dict]:
         if lw in known or _in(code, m.start()) or (w[0].isupper() and m.start() > 0 and text[m.start() - 1] not in
                                                    ".\n ") or w.isupper():
             continue
-        if lw.endswith("s") and lw[:-1] in known or lw.endswith("es") and lw[:-2] in known \
-                or lw.endswith("ed") and (lw[:-2] in known or lw[:-1] in known) or lw.endswith("ing") and \
-                (lw[:-3] in known or lw[:-3] + "e" in known) or lw.endswith("ly") and lw[:-2] in known:
+        if _inflected(lw, frozenset(extra_known)):
             continue
         s = suggest(w)
         if s:
             out.append({"word": w, "suggestion": s, "span": [m.start(), m.end()]})
-            if len(out) >= limit:
-                break
+    out += short_typos(text, extra_known)
+    out.sort(key=lambda d: d["span"][0])
+    return out[:limit]
+
+
+@lru_cache(maxsize=1)
+def dictionary_words() -> frozenset:
+    """The dictionary proper (pyspellchecker's words and the programming words), without the MiniLM
+    vocabulary's word pieces: a stem such as "tho" or "syr" is a piece, not a word, and must not make
+    "thoes" or "syring" an inflection of something."""
+    return frozenset(english_words()) | PROGRAMMING_WORDS
+
+
+ENDINGS = (("s", "", lambda stem: not stem.endswith("s")), ("es", "", lambda stem: stem.endswith(("s", "x", "z", "ch", "sh", "o"))),
+           ("ed", "", None), ("d", "", lambda stem: stem.endswith("e")), ("ing", "", None), ("ing", "e", None),
+           ("ly", "", None))
+
+
+def _inflected(word: str, extra_known: frozenset) -> bool:
+    """``word`` is a regular form (plural, past, -ing, -ly) of a dictionary word, and that reading is
+    not far rarer than the word one typo away ("thoes" reads as "those", not as a plural of "tho")."""
+    d, freq = dictionary_words(), word_frequency()
+    for end, restore, fits in ENDINGS:
+        stem = word[:-len(end)] + restore if word.endswith(end) else ""
+        if len(stem) < 3 or not (stem in d or stem in extra_known) or fits and not fits(stem):
+            continue
+        fixed = suggest(word)
+        return stem in extra_known or stem in PROGRAMMING_WORDS or fixed is None or freq.get(stem, 0) * 20 >= freq.get(fixed, 0)
+    return False
+
+
+@lru_cache(maxsize=1)
+def very_common_words() -> frozenset:
+    """Words of four letters or more among the dictionary's most frequent (over 200,000 uses in
+    pyspellchecker's counts: "find", "even", "with"): a three-letter word one letter short of one of
+    them ("fnd", "een") is a typo, while a three-letter abbreviation of a rarer word ("lst", "arr",
+    "gcd") is the usual shorthand of a task description."""
+    return frozenset(w for w, n in word_frequency().items() if n >= 200_000 and len(w) >= 4 and w.isalpha())
+
+
+SHORT_WORD = re.compile(r"(?<![\w'`\"-])([a-z]{3})(?![\w'`\"(-])")
+
+
+def short_typos(text: str, extra_known=frozenset()) -> list[dict]:
+    """Three-letter words that are a very common word with one letter dropped."""
+    known, code, out = known_words(frozenset(extra_known)), _code_spans(text), []
+    common = very_common_words()
+    for m in SHORT_WORD.finditer(text):
+        w = m.group(1)
+        if w in known or _in(code, m.start()):
+            continue
+        full = next((c for c in _by_length(4).get(w[0], ()) if c in common and _edit1(w, c)), None)
+        if full:
+            out.append({"word": w, "suggestion": full, "span": [m.start(), m.end()]})
     return out
+
+
+@lru_cache(maxsize=8)
+def _by_length(n: int) -> dict:
+    idx: dict = {}
+    for w in very_common_words():
+        if len(w) == n:
+            idx.setdefault(w[0], []).append(w)
+    return idx
 
 
 FORMAT_RULES = (
@@ -147,6 +234,11 @@ FORMAT_RULES = (
     ("missing space after punctuation", re.compile(r"(?<=[a-z])[,;](?=[A-Za-z])")),
     ("sentence starts in lower case", re.compile(r"(?<=[a-z]\.\s)[a-z]{3,}\b")),
     ("doctest prompt without a space", re.compile(r">>>(?=\S)")),
+    ("ends with a comma or semicolon", re.compile(r"[,;]\s*$")),
+    ("capital letter after a semicolon", re.compile(r";\s+(?!I\b)[A-Z][a-z]+\b")),
+    ("capital letter after a comma", re.compile(r"(?<=[a-z]), (?!I\b)(?:Return|Given|The|If|It|This|Write|For|Note|"
+                                                 r"Each|Otherwise|Example|You|We|Then|In)\b")),
+    ("quote left open", re.compile(r"(?<![\w'])'[A-Za-z%][^'\s]*(?=[\s,;)\]]|\.\s|\.$)")),
 )
 
 PAIRS = {")": "(", "]": "[", "}": "{"}
@@ -212,9 +304,10 @@ def unspecified(text: str) -> list[dict]:
     return [{"category": c, "what": CATEGORY_WORDS.get(c, c)} for c in US_CATEGORIES if c not in pinned]
 
 
-def evidence(text: str, extra_known=frozenset()) -> dict:
-    """All the evidence for one description (spans are character offsets into ``text``)."""
-    return {"vague_words": vague_words(text), "typos": typos(text, extra_known=extra_known), "format_issues": format_issues(text),
+def evidence(text: str, extra_known=frozenset(), vague: frozenset | None = None) -> dict:
+    """All the evidence for one description (spans are character offsets into ``text``); ``vague``:
+    the vague terms to point at (a detector's :func:`telling_vague_words`; ``None``: all)."""
+    return {"vague_words": vague_words(text, vague), "typos": typos(text, extra_known=extra_known), "format_issues": format_issues(text),
             "unspecified": unspecified(text)}
 
 

@@ -105,6 +105,7 @@ class HybridModel:
         self.word = self.char = self.text = self.stack = None
         self.mean = self.scale = None
         self.known_words: frozenset = frozenset()
+        self.vague_words: frozenset | None = None  # the vague terms its evidence points at (None: all)
         self.timings: dict = {}
 
     # ------------------------------------------------------------------ fitting
@@ -113,6 +114,8 @@ class HybridModel:
         import numpy as np
         from tqdm.auto import tqdm
 
+        from .evidence import telling_vague_words
+        self.vague_words = telling_vague_words(texts, labels)
         texts = self._prepare(texts)
         y = np.asarray([LABEL2ID[lab] for lab in labels])
         groups = np.asarray(list(groups) if groups is not None and any(groups) else range(len(texts)))
@@ -192,6 +195,7 @@ class HybridModel:
                 "word_params": WORD_PARAMS, "char_params": CHAR_PARAMS,
                 "word_vocabulary": _vocab_list(self.word), "char_vocabulary": _vocab_list(self.char),
                 "known_words": sorted(self.known_words),
+                "vague_words": None if self.vague_words is None else sorted(self.vague_words),
                 "hyperparameters": {"seed": self.seed, "folds": self.folds, "c_text": self.c_text,
                                     "c_stack": self.c_stack, "balanced": self.balanced,
                                     "canonical": self.canonical}}
@@ -237,6 +241,7 @@ class HybridModel:
             m.stack = _Linear(a["stack_coef"], a["stack_intercept"])
             m.mean, m.scale = a["stack_mean"], a["stack_scale"]
             m.known_words = frozenset(spec["known_words"])
+            m.vague_words = None if spec.get("vague_words") is None else frozenset(spec["vague_words"])
         except KeyError as e:
             raise ValidatorError(f"{folder}: the hybrid detector lacks {e}") from None
         except (ValueError, TypeError) as e:
@@ -290,6 +295,7 @@ class HybridDetector:
         self.model, self.path, self.meta = model, path, dict(meta or {})
         self.labels = list(LABELS)
         self.known_words = model.known_words  # `check` shows typos against these too
+        self.vague_words = model.vague_words  # and points at these vague terms
         self.load_seconds = 0.0
 
     @classmethod

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .decision import decide
+from .decision import decide, decide_texts, describe_point
 from .errors import ValidatorError
 
 REAL_DEV = Path(__file__).with_name("real_descriptions.jsonl")
@@ -67,7 +67,7 @@ def _decisions(labels_argmax, labels_op, found) -> dict[str, list[bool]]:
             "operating_point_with_tests": [lab != "clean" or bool(f) for lab, f in zip(labels_op, found)]}
 
 
-def specificity(det, rows_data: dict, split: str, threshold: float | None, tests: dict | None = None) -> dict:
+def specificity(det, rows_data: dict, split: str, threshold: dict | float | None, tests: dict | None = None) -> dict:
     """Per benchmark: originals of ``split`` left clean, and originals of every split flagged
     (``tests``: each task's cases by uid, for the decision that reads them)."""
     clean = {s: [i for i, lab in enumerate(rows["label"]) if lab == "clean"] for s, rows in rows_data.items()}
@@ -77,7 +77,7 @@ def specificity(det, rows_data: dict, split: str, threshold: float | None, tests
             texts = [rows_data[s]["text"][i] for i in idx]
             probs = det.predict_proba(texts)
             found = _findings(texts, [rows_data[s]["uid"][i] for i in idx], tests)
-            flags[s] = _decisions(decide(probs, None), decide(probs, threshold), found)
+            flags[s] = _decisions(decide(probs, None), decide_texts(det, texts, probs, threshold), found)
     out: dict = {}
     for name in DECISIONS:
         t = None if name == "argmax" else threshold
@@ -95,14 +95,14 @@ def specificity(det, rows_data: dict, split: str, threshold: float | None, tests
     return out
 
 
-def real_dev_report(det, threshold: float | None, rows: list[dict] | None = None, tests: dict | None = None) -> dict:
+def real_dev_report(det, threshold: dict | float | None, rows: list[dict] | None = None, tests: dict | None = None) -> dict:
     """The detector on the labelled real descriptions; ``tests``: each task's cases by uid (the
     ``operating_point_with_tests`` decision also flags what they show, see :mod:`.consistency`)."""
     rows = load_real_dev() if rows is None else rows
     texts = [r["text"] for r in rows]
     probs = det.predict_proba(texts)
     found = _findings(texts, [r.get("uid", "") for r in rows], tests)
-    at_argmax, at_op = decide(probs, None), decide(probs, threshold)
+    at_argmax, at_op = decide(probs, None), decide_texts(det, texts, probs, threshold)
     flags = _decisions(at_argmax, at_op, found)
     out: dict = {"n": len(rows), "n_under": sum(r["label"] == "under-specified" for r in rows),
                  "n_with_tests": sum(f is not None for f in found), "rows": []}
@@ -122,7 +122,7 @@ def report_md(spec: dict, dev: dict, split: str, scores: dict | None = None) -> 
     lines = ["# Real descriptions", ""]
     if scores:
         t = spec["operating_point"]["threshold"]
-        lines += [f"At the operating point ({'argmax' if t is None else f'P(defect) >= {t:.3f}'}) the `{split}` split "
+        lines += [f"At the operating point ({describe_point(t)}) the `{split}` split "
                   f"scores MCC {scores['mcc']:.3f}, macro-F1 {scores['f1']:.3f}; F1 "
                   + " / ".join(f"{lab} {v['f1']:.3f}" for lab, v in scores["per_class"].items()) + ".", ""]
     lines += [f"## Clean originals (split `{split}` and all splits)", "",
@@ -156,10 +156,10 @@ def report_md(spec: dict, dev: dict, split: str, scores: dict | None = None) -> 
     return "\n".join(lines) + "\n"
 
 
-def _tag(name: str, threshold: float | None) -> str:
+def _tag(name: str, threshold: dict | float | None) -> str:
     if threshold is None:
         return "argmax"
-    return f"P(defect) >= {threshold:.3f}" + (" or the tests" if name.endswith("_with_tests") else "")
+    return describe_point(threshold) + (" or the tests" if name.endswith("_with_tests") else "")
 
 
 def _pct(v: float | None) -> str:
