@@ -1,14 +1,19 @@
 """How much of a detector's test score is the split: the hybrid detector trained and tested on several
-grouped 80/10/10 splits of one build's validator rows.
+80/10/10 splits of one build's validator rows, grouped (a task's rows together, the default) or
+stratified (rows split one by one, the study's protocol), or both.
 
-    .venv/bin/python benchmarks/detector_split_spread.py DATA [--splits 0,1,2,3,4,5] [--seed 42] [--json OUT]
+    .venv/bin/python benchmarks/detector_split_spread.py DATA [--splits 0,1,2,3,4,5] [--seed 42]
+        [--strategy grouped|stratified|both] [--json OUT]
 
 DATA is a ``specdefects build spec-defects`` folder (the rule-made HumanEval + MBPP build the shipped
 detector learns from: ``--benchmarks humaneval mbpp --llm-store none``). Every split keeps a task's rows
 together (the build's own ``split_validator``, seeded); split 0 is the build's own. It prints the test MCC,
 macro-F1 and per-class F1 of each split and their mean and spread, so that two builds (two engine
 versions) are compared on the same splits instead of on one split each: a change of a few hundredths
-in one split can be the split alone. About 21 s a split on 2 cores (Xeon with avx512_bf16).
+in one split can be the split alone. Each split is scored at the argmax and at the operating point
+chosen on its validation split (per-defect thresholds, LV and SF only with evidence: recall per defect
+and the share of the test split's clean originals flagged). About 21 s a split on 2 cores (Xeon with
+avx512_bf16).
 """
 
 from __future__ import annotations
@@ -40,6 +45,8 @@ def main(argv=None) -> int:
     ap.add_argument("data", help="a spec-defects build folder with a validator/ config")
     ap.add_argument("--splits", default="0,1,2,3,4,5", help="comma-separated split seeds (default 0-5)")
     ap.add_argument("--seed", type=int, default=42, help="the detector's training seed (default 42)")
+    ap.add_argument("--strategy", choices=("grouped", "stratified", "both"), default="grouped",
+                    help="how rows are split: grouped by task (default), stratified row by row (the study's), or both")
     ap.add_argument("--json", help="also write the per-split scores to this JSON file")
     args = ap.parse_args(argv)
     try:
@@ -53,33 +60,80 @@ def main(argv=None) -> int:
     import datasets
     import pandas as pd
 
-    from specdefects.builders.spec_defects import split_validator
-    from specdefects.validator.train import TrainConfig, train
-
     parts = datasets.load_dataset(str(data), "validator")
     features = parts["train"].features
     rows = pd.concat([parts[n].to_pandas() for n in parts], ignore_index=True)
-    scores = {}
-    for k in splits:
-        split = split_validator(rows["label"].tolist(), rows["uid"].tolist(), seed=k)
-        with tempfile.TemporaryDirectory(prefix="specdefects-split-") as tmp:
-            # a folder name of its own: datasets caches a local dataset under its folder's name
-            folder = Path(tmp) / f"split{k}-{Path(tmp).name}"
-            _write_split(rows, features, split, folder)
-            res = train(TrainConfig(data=str(folder), out=str(Path(tmp) / "train"), regime="hybrid",
-                                    seeds=(args.seed,), publish=False, progress=False))
-        test = res["runs"][0]["test"]
-        scores[k] = {"mcc": round(test["mcc"], 4), "macro_f1": round(test["f1"], 4),
-                     "f1": {c: round(v["f1"], 3) for c, v in test.get("per_class", {}).items()}}
-        print(f"split {k}: MCC {scores[k]['mcc']:.3f}  macro-F1 {scores[k]['macro_f1']:.3f}  "
-              + "  ".join(f"{c} {v:.2f}" for c, v in scores[k]["f1"].items()), flush=True)
-    mcc = [s["mcc"] for s in scores.values()]
-    spread = statistics.stdev(mcc) if len(mcc) > 1 else 0.0
-    print(f"{len(mcc)} splits: MCC mean {statistics.mean(mcc):.3f}, sd {spread:.3f}, "
-          f"min {min(mcc):.3f}, max {max(mcc):.3f}")
+    strategies = ("grouped", "stratified") if args.strategy == "both" else (args.strategy,)
+    out = {"data": str(data), "seed": args.seed}
+    for strategy in strategies:
+        scores = {k: _one_split(rows, features, k, strategy, args.seed) for k in splits}
+        out[strategy] = {"splits": scores, "summary": _summary(strategy, scores)}
     if args.json:
-        Path(args.json).write_text(json.dumps({"data": str(data), "seed": args.seed, "splits": scores}, indent=2) + "\n")
+        Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
     return 0
+
+
+def _one_split(rows, features, k: int, strategy: str, seed: int) -> dict:
+    from specdefects.builders.spec_defects import split_validator
+    from specdefects.validator.train import TrainConfig, train
+
+    split = split_validator(rows["label"].tolist(), rows["uid"].tolist(), seed=k, strategy=strategy)
+    with tempfile.TemporaryDirectory(prefix="specdefects-split-") as tmp:
+        # a folder name of its own: datasets caches a local dataset under its folder's name
+        folder = Path(tmp) / f"split{k}-{Path(tmp).name}"
+        _write_split(rows, features, split, folder)
+        res = train(TrainConfig(data=str(folder), out=str(Path(tmp) / "train"), regime="hybrid",
+                                seeds=(seed,), publish=False, progress=False))
+        test = rows[[s == "test" for s in split]]
+        at_point = _at_operating_point(res["model"], test["text"].tolist(), test["label"].tolist())
+    t = res["runs"][0]["test"]
+    score = {"mcc": round(t["mcc"], 4), "macro_f1": round(t["f1"], 4),
+             "f1": {c: round(v["f1"], 3) for c, v in t.get("per_class", {}).items()}, "operating_point": at_point}
+    print(f"{strategy} split {k}: MCC {score['mcc']:.3f}  macro-F1 {score['macro_f1']:.3f}  "
+          + "  ".join(f"{c} {v:.2f}" for c, v in score["f1"].items())
+          + f" | at the operating point MCC {at_point['mcc']:.3f}, recall "
+          + " ".join(f"{c} {v:.2f}" for c, v in at_point["recall"].items())
+          + f", clean flagged {at_point['clean_flagged']:.3f}", flush=True)
+    return score
+
+
+def _at_operating_point(model: str, texts: list[str], labels: list[str]) -> dict:
+    import numpy as np
+    from sklearn.metrics import matthews_corrcoef
+
+    from specdefects.validator.decision import decide_texts, operating_point
+    from specdefects.validator.model import load_detector
+    det = load_detector(model)
+    pred = np.asarray(decide_texts(det, texts, det.predict_proba(texts), operating_point(det)))
+    y = np.asarray(labels)
+    return {"mcc": round(float(matthews_corrcoef(y, pred)), 4),
+            "recall": {c: round(float(np.mean(pred[y == c] == c)), 3) for c in ("LV", "US", "SF")},
+            "clean_flagged": round(float(np.mean(pred[y == "clean"] != "clean")), 4),
+            "thresholds": operating_point(det)}
+
+
+def _summary(strategy: str, scores: dict) -> dict:
+    mcc = [s["mcc"] for s in scores.values()]
+    op = [s["operating_point"]["mcc"] for s in scores.values()]
+    sd = (lambda x: statistics.stdev(x) if len(x) > 1 else 0.0)  # noqa: E731
+    summary = {"mcc_mean": round(statistics.mean(mcc), 4), "mcc_sd": round(sd(mcc), 4),
+               "mcc_min": min(mcc), "mcc_max": max(mcc),
+               "f1_mean": {c: round(statistics.mean(s["f1"][c] for s in scores.values()), 3)
+                           for c in next(iter(scores.values()))["f1"]},
+               "operating_point_mcc_mean": round(statistics.mean(op), 4), "operating_point_mcc_sd": round(sd(op), 4),
+               "operating_point_recall_mean": {c: round(statistics.mean(s["operating_point"]["recall"][c]
+                                                                        for s in scores.values()), 3)
+                                               for c in ("LV", "US", "SF")},
+               "clean_flagged_mean": round(statistics.mean(s["operating_point"]["clean_flagged"]
+                                                           for s in scores.values()), 4)}
+    print(f"{strategy}, {len(mcc)} splits: MCC mean {summary['mcc_mean']:.3f}, sd {summary['mcc_sd']:.3f}, "
+          f"min {summary['mcc_min']:.3f}, max {summary['mcc_max']:.3f}; F1 "
+          + " / ".join(f"{c} {v:.2f}" for c, v in summary["f1_mean"].items())
+          + f"; at the operating point MCC {summary['operating_point_mcc_mean']:.3f} "
+          f"(sd {summary['operating_point_mcc_sd']:.3f}), recall "
+          + " ".join(f"{c} {v:.2f}" for c, v in summary["operating_point_recall_mean"].items())
+          + f", clean flagged {summary['clean_flagged_mean']:.3f}", flush=True)
+    return summary
 
 
 if __name__ == "__main__":

@@ -175,8 +175,11 @@ def check_output_dir(path: str | os.PathLike, what: str = "--out", ours: Callabl
     (an earlier run's output). Anything else (a user's own file) needs ``overwrite``, and even
     then it is never deleted: the folder is moved aside whole (:func:`move_aside`, the new name
     said on stderr). A folder that holds the home folder, the current folder or a system folder
-    is refused whatever the flags."""
+    is refused whatever the flags. A symbolic link stands for its target: the target is what gets
+    replaced (replacing the link would leave the target stale behind it)."""
     p = Path(path)
+    if p.is_symlink():
+        p = Path(os.path.realpath(p))
     if p.exists() and not p.is_dir():
         raise OutputError(f"{what} {path} is a file, not a folder")
     _check_creatable(p.parent, what, path)

@@ -44,6 +44,15 @@ def resolve(ref: Any) -> Any:
     return _import(ref)
 
 
+def _check_behaviour(owner: str, field: str, value: Any) -> None:
+    """A record's behaviour is a callable, a ``"module:attribute"`` reference or absent; anything
+    else would fail only when the first task is mutated or loaded."""
+    if value is None or callable(value) or (isinstance(value, str) and _REF.fullmatch(value)):
+        return
+    raise SpecDefectsInputError(f"{owner}: {field} must be a callable or a 'package.module:attribute' reference, "
+                                f"got {value!r}")
+
+
 @functools.cache
 def _import(ref: str) -> Any:  # mutate() and judge_rules() resolve per item: import once
     module, _, attr = ref.partition(":")
@@ -78,6 +87,8 @@ apart from the engines); ``llm_rules`` the LLM engine's instruction and ``llm_ed
             raise SpecDefectsInputError(f"a defect code is 2-6 upper-case letters or digits, got {self.code!r}")
         if self.code.lower() in ("orig", CLEAN):
             raise SpecDefectsInputError(f"{self.code!r} names the clean rows; choose another defect code")
+        for field in ("mutator", "judge", "validity"):
+            _check_behaviour(f"defect {self.code}", field, getattr(self, field))
 
 
 @dataclass(frozen=True)
@@ -107,6 +118,7 @@ class BenchmarkType:
             raise SpecDefectsInputError(f"a benchmark name is lower-case letters and digits, got {self.name!r}")
         if self.prompt not in ("function", "stdin"):
             raise SpecDefectsInputError(f"{self.name}: prompt must be 'function' or 'stdin', got {self.prompt!r}")
+        _check_behaviour(f"benchmark {self.name}", "loader", self.loader)
 
 
 _DEFECTS: dict[str, DefectType] = {}

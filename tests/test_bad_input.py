@@ -127,6 +127,18 @@ def test_build_into_a_folder_with_the_users_readme_needs_overwrite(tmp_path):
     assert (aside / "README.md").read_text() == "# my notes\n" and str(aside) in res.stderr
 
 
+def test_a_build_into_a_link_rebuilds_its_target_and_keeps_the_link(tmp_path):
+    target, link = tmp_path / "builds" / "today", tmp_path / "latest"
+    assert sd("build", "spec-defects", "--out", target, *SMALL_BUILD).returncode == 0
+    link.symlink_to(target, target_is_directory=True)
+    (target / "build_report.json").write_text("{}")  # stale: the rebuild must replace it where it lies
+    res = sd("build", "spec-defects", "--out", link, *SMALL_BUILD)
+    assert res.returncode == 0, res.stderr
+    assert link.is_symlink() and link.resolve() == target.resolve()
+    assert json.loads((target / "build_report.json").read_text())  # the new build, in the target
+    assert len(load(link, "humaneval", tmp_path)["test"])
+
+
 def test_overwrite_never_touches_a_folder_holding_home_or_the_current_folder(tmp_path):
     """`--out DIR --overwrite` where DIR holds the home folder (run from elsewhere), or the current folder:
     refused with one line, every file still there."""
@@ -377,9 +389,33 @@ def test_submit_refuses_a_look_alike_model_id_and_a_case_variant(tmp_path):
     one_error(sd("leaderboard", "submit", "--store", store, "--model", real.replace("e", "\u0435", 1)),
               "U+0435 CYRILLIC SMALL LETTER IE", "not ASCII")
     one_error(sd("leaderboard", "submit", "--store", store, "--model", real.lower()), "already pending")
+    one_error(sd("leaderboard", "submit", "--store", store, "--model", f"{real}-y", "--revision", ""),
+              "--revision is empty")
     assert snapshot(store) == before
     res = sd("leaderboard", "submit", "--store", store, "--model", f" https://huggingface.co/{real}-x/ ", "--json")
     assert res.returncode == 0 and json.loads(res.stdout)["model"] == f"{real}-x"  # normalised before it is stored
+
+
+def test_a_held_submit_lock_is_said_and_given_up_on(tmp_path):
+    store = tmp_path / "st"
+    (store / "requests").mkdir(parents=True)
+    holder = subprocess.Popen([sys.executable, "-c", "import fcntl, sys, time\n"
+                               f"f = open({str(store / 'requests' / '.submit.lock')!r}, 'a')\n"
+                               "fcntl.flock(f, fcntl.LOCK_EX); print('held', flush=True); time.sleep(60)"],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        env = dict(os.environ, HF_HUB_OFFLINE="1", SPECDEFECTS_LOCK_WAIT_S="1")
+        res = subprocess.run([EXE, "leaderboard", "submit", "--store", str(store), "--model", "org/model"],
+                             capture_output=True, text=True, timeout=60, env=env, stdin=subprocess.DEVNULL)
+    finally:
+        holder.kill()
+        holder.wait()
+    lines = res.stderr.strip().splitlines()
+    assert res.returncode != 0 and len(lines) == 2, res.stderr
+    assert lines[0].startswith("waiting for the store's submit lock") and "gave up after 1 s" in lines[1]
+    assert not list((store / "requests").glob("*.json"))  # nothing was submitted
+    assert sd("leaderboard", "submit", "--store", store, "--model", "org/model").returncode == 0  # free again
 
 
 def test_submit_to_a_store_that_is_a_file(tmp_path):

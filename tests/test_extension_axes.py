@@ -123,6 +123,7 @@ def _string_literals(node):
 # deliberate subsets, each a choice rather than a copy of the registry (file, names)
 ALLOWED = {
     ("validator/shipped.py", frozenset({"humaneval", "mbpp"})): "the shipped detector is trained on these two",
+    ("validator/decision.py", frozenset({"LV", "SF"})): "the defects a text shows by itself (evidence rule)",
 }
 
 
@@ -166,6 +167,12 @@ def test_bad_records_are_refused():
         registry.BenchmarkType("toy", "Toy", prompt="chat")
     with pytest.raises(SpecDefectsInputError, match="unknown defect 'ZZ'"):
         registry.defect_type("ZZ")
+    with pytest.raises(SpecDefectsInputError, match="defect ZZ: mutator must be a callable"):
+        registry.DefectType("ZZ", "zz", mutator=42)
+    with pytest.raises(SpecDefectsInputError, match="defect ZZ: judge must be a callable"):
+        registry.DefectType("ZZ", "zz", judge="not a reference")
+    with pytest.raises(SpecDefectsInputError, match="benchmark toy: loader must be a callable"):
+        registry.BenchmarkType("toy", "Toy", loader=["a list"])
 
 
 def test_the_readme_example_runs():

@@ -145,6 +145,25 @@ def test_unknown_task_is_one_line(spec_data):
     assert "unknown task(s) spec_defects_humaneval_xx" in r.stderr
 
 
+@pytest.mark.parametrize("args, said", [
+    (["--tasks", "specdefects_humaneval"], "did you mean spec_defects_humaneval?"),
+    (["--tasks", "no/such/tasks.yaml"], "no/such/tasks.yaml: no such task file"),
+    (["--tasks", "spec_defects_humaneval_orig", "--limit", "0"], "--limit 0: give a positive number"),
+    (["--tasks", "spec_defects_humaneval_orig", "--limit", "-1"], "--limit -1: give a positive number"),
+    (["--tasks", "spec_defects_humaneval_orig", "--limit=2.5"], "--limit 2.5: give a positive number"),
+    (["--tasks", "nope_task_xyz"], "Tasks not found: nope_task_xyz (list them: specdefects eval ls tasks)"),
+])
+def test_a_bad_task_or_limit_is_one_line(spec_data, args, said):
+    _said_before_lm_eval_runs(spec_data, args, said)
+
+
+def _said_before_lm_eval_runs(spec_data, args, said, env=None):
+    r = run_eval(["--model", "specdefects-reference", "--confirm_run_unsafe_code", *args], spec_data, extra_env=env)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    last = r.stderr.strip().splitlines()[-1]
+    assert last.startswith("specdefects eval: error:") and said in last
+
+
 # --------------------------------------------------------------------------- real backends
 
 @pytest.fixture(scope="session")
@@ -232,3 +251,12 @@ def test_vllm_backend_in_lm_eval(spec_data, tmp_path):
     r = run_eval(args + ["--limit", "3"], spec_data, tmp_path, python=str(VENV_PY), extra_env=env)
     assert r.returncode == 0, (r.stdout[-2000:], r.stderr[-4000:])
     assert "Cached requests: 2, Requests remaining: 1" in r.stderr
+
+
+@pytest.mark.parametrize("args, env, said", [
+    (["--include_path", "no/such/folder"], {}, "--include_path no/such/folder: no such folder"),
+    ([], {"SPECDEFECTS_TASKS": "no/such/folder"}, "SPECDEFECTS_TASKS=no/such/folder is not a task folder"),
+    ([], {"SPECDEFECTS_SANDBOX": "nope"}, "SPECDEFECTS_SANDBOX='nope' names no sandbox provider"),
+])
+def test_a_bad_folder_or_sandbox_is_said_before_generation(spec_data, args, env, said):
+    _said_before_lm_eval_runs(spec_data, ["--tasks", "spec_defects_humaneval_orig", *args], said, env)

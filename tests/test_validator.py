@@ -132,6 +132,8 @@ def test_check_cli(trained, home, tmp_path, capsys):
     # bad inputs: a clear one-line error (exit 2) or a clear answer with a note
     assert main(["check", "   "]) == 2
     assert "empty description" in capsys.readouterr().err
+    assert main(["check", "--json", "12 + 34 == 46 ;; ()"]) == 2
+    assert "no letters in '12 + 34 == 46 ;; ()'" in capsys.readouterr().err
     b = tmp_path / "b.bin"
     b.write_bytes(bytes(range(256)) * 10)
     assert main(["check", "--file", str(b)]) == 2

@@ -44,6 +44,8 @@ def cmd_serve(args) -> int:
 @_one_line
 def cmd_submit(args) -> int:
     from .submissions import make_request
+    if args.revision is not None and not args.revision.strip():
+        raise SpecDefectsInputError("--revision is empty: give a commit sha or a branch, or leave it out for main")
     store = _store(args)
     req = make_request(args.model, args.revision, args.precision, args.model_type, args.chat_template,
                        args.submitter, args.backend)

@@ -24,13 +24,14 @@ import logging
 import os
 import re
 import shutil
+import sys
 import tempfile
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import SpecDefectsInputError
+from ..errors import SpecDefectsInputError, SpecDefectsRuntimeError
 from ..files import atomic_dir, replace_dir, write_json_atomic
 from ..hub import HubConflict, HubError, HubRepo
 from .submissions import SubmissionError, duplicate_message, duplicate_of, now_iso, validate_request
@@ -192,10 +193,13 @@ class LocalStore(LeaderboardStore):
 
     @contextlib.contextmanager
     def _submit_lock(self):
+        """One submit at a time (a duplicate check and its write are one step); another holder is
+        waited for, said once, and given up on after :data:`LOCK_WAIT_S`."""
         import fcntl  # lazy: POSIX only; every other use of the store works without it
         self.requests.mkdir(parents=True, exist_ok=True)
-        with open(self.requests / ".submit.lock", "a") as f:
-            fcntl.flock(f, fcntl.LOCK_EX)
+        lock = self.requests / ".submit.lock"
+        with open(lock, "a") as f:
+            _wait_for_lock(f, lock, fcntl)
             try:
                 yield
             finally:
@@ -588,3 +592,26 @@ def open_store(spec: str | os.PathLike | None = None, must_exist: bool = False, 
         raise SubmissionError(f"no leaderboard store at {spec} (no requests/ folder there): check --store, or submit "
                               f"a model first with `specdefects leaderboard submit --store {spec}`")
     return store
+
+
+LOCK_WAIT_S = float(os.environ.get("SPECDEFECTS_LOCK_WAIT_S", "60"))
+
+
+def _wait_for_lock(f, path: Path, fcntl) -> None:
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return
+    except BlockingIOError:
+        print(f"waiting for the store's submit lock {path} (another submit holds it; at most {LOCK_WAIT_S:.0f} s)",
+              file=sys.stderr, flush=True)
+    deadline = time.monotonic() + LOCK_WAIT_S
+    while True:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise SpecDefectsRuntimeError(f"gave up after {LOCK_WAIT_S:.0f} s waiting for the submit lock {path}: another "
+                                 f"submit holds it; try again (a stale lock is released when its process ends)") \
+                    from None
+            time.sleep(0.2)

@@ -78,6 +78,59 @@ def check_task_names(tasks: str) -> None:
             "spec_follow_tests_quality[_<high|low|random>] (list them: specdefects eval ls tasks)")
 
 
+def check_task_spellings(tasks: str) -> None:
+    """Before lm-eval loads (seconds): a task given as a YAML file exists, and a name that is not ours
+    but nearly is ("specdefects_humaneval") is named with the one it is close to. Other names are
+    lm-eval's to resolve; its "Tasks not found" becomes one line too (see :func:`main`)."""
+    import difflib
+    known = sorted({n for names in (all_names(), follow_names()) for kind in names.values() for n in kind})
+    for t in (x.strip() for x in tasks.split(",") if x.strip()):
+        if t.endswith((".yaml", ".yml")):
+            if not any(Path().glob(t)) and not Path(t).expanduser().is_file():
+                raise EvalUsageError(f"--tasks {t}: no such task file")
+            continue
+        if t.startswith(OUR_TASK_PREFIXES):
+            continue
+        close = difflib.get_close_matches(t, known, n=1, cutoff=0.85)
+        if close:
+            raise EvalUsageError(f"unknown task {t}; did you mean {close[0]}? (list them: specdefects eval ls tasks)")
+
+
+def check_limit(argv: list[str]) -> None:
+    """``--limit`` is a count of samples per task (a positive whole number) or a share of them (a
+    number between 0 and 1); lm-eval takes 0 or -1 and fails later with a traceback."""
+    i, value = _value(argv, "--limit")
+    if i < 0:
+        return
+    try:
+        n = float(value) if value is not None else None
+    except ValueError:
+        n = None
+    if n is None or not n > 0 or (n >= 1 and n != int(n)):
+        raise EvalUsageError(f"--limit {value}: give a positive number of samples per task (such as 10) "
+                             f"or a share of them between 0 and 1 (such as 0.1)")
+
+
+def check_paths_and_sandbox(argv: list[str]) -> None:
+    """What would fail only after the model has generated (hours with a real one), said first: a
+    ``--include_path`` or ``$SPECDEFECTS_TASKS`` that is no folder, and a ``$SPECDEFECTS_SANDBOX``
+    that names no sandbox provider (our tasks run the model's code in it)."""
+    from . import TASKS_ENV
+    include = _value(argv, "--include_path")[1]
+    if include is not None and not Path(include).expanduser().is_dir():
+        raise EvalUsageError(f"--include_path {include}: no such folder")
+    env = os.environ.get(TASKS_ENV)
+    if env and not (Path(env).expanduser() / "spec_defects").is_dir():
+        raise EvalUsageError(f"{TASKS_ENV}={env} is not a task folder (it has no spec_defects/ inside); unset it "
+                             f"to use the packaged tasks")
+    if _our_tasks(_value(argv, "--tasks")[1] or ""):
+        from ..execution.sandbox import PROVIDERS, SANDBOX_ENV
+        kind = os.environ.get(SANDBOX_ENV, "").strip()
+        if kind not in ("", "auto") and kind not in PROVIDERS:
+            raise EvalUsageError(f"{SANDBOX_ENV}={kind!r} names no sandbox provider; choose auto, "
+                                 f"{', '.join(PROVIDERS)}")
+
+
 def check_unsafe_code_flag(argv: list[str]) -> None:
     """A run of our tasks without ``--confirm_run_unsafe_code`` is refused here, naming the flag
     (lm-eval says ``confirm_run_unsafe_code=True`` after loading the model); an unknown task name
@@ -86,6 +139,9 @@ def check_unsafe_code_flag(argv: list[str]) -> None:
         return
     tasks = _value(argv, "--tasks")[1] or ""
     check_task_names(tasks)
+    check_task_spellings(tasks)
+    check_limit(argv)
+    check_paths_and_sandbox(argv)
     ours = _our_tasks(tasks)
     if ours and _value(argv, "--config")[0] < 0 and not any(a.split("=", 1)[0] == UNSAFE_FLAG for a in argv):
         raise EvalUsageError(f"{ours[0]} runs the model's code (in the sandbox): add {UNSAFE_FLAG} to say you agree")
@@ -459,6 +515,10 @@ def main(argv: list[str]) -> int:
         return code if isinstance(code, int) else (0 if code is None else 1)
     except SpecDefectsDataError as e:
         raise EvalUsageError(str(e)) from None
+    except ValueError as e:
+        if str(e).startswith("Tasks not found"):
+            raise EvalUsageError(f"{e} (list them: specdefects eval ls tasks)") from None
+        raise
     except Exception as e:
         cause = e
         while cause is not None and not isinstance(cause, SpecDefectsDataError):

@@ -10,7 +10,7 @@ import unicodedata
 from pathlib import Path
 
 from .consistency import findings, read_test_cases
-from .decision import DEFECTS, check_threshold, decide, evidence_for, resolve_threshold, shown_by_evidence
+from .decision import DEFECTS, EVIDENCE_FOR, check_threshold, decide, evidence_for, resolve_threshold, shown_by_evidence
 from .errors import ValidatorError
 from .evidence import summarize
 from .model import LABELS, MAX_CHARS, latest_path, load_detector
@@ -52,8 +52,8 @@ def validate_text(text: str) -> list[str]:
     notes = []
     letters = [c for c in sample if c.isalpha()]
     if not letters:
-        notes.append("no letters in the text: the label is not meaningful")
-    elif sum(1 for c in letters if c.isascii()) / len(letters) < 0.6:
+        raise ValidatorError(f"no letters in {text.strip()[:40]!r}: not a task description, nothing to check")
+    if sum(1 for c in letters if c.isascii()) / len(letters) < 0.6:
         notes.append("the text does not look like English; the detector was trained on English descriptions, "
                      "treat its label with caution")
     if len(text) > MAX_CHARS:
@@ -260,7 +260,7 @@ def _verdict(label: str, probs, threshold: dict | float | None) -> str:
         return f"flagged: {label} (P(defect) {p_defect:.2f} >= {threshold:.2f})"
     if label != "clean":
         return f"flagged: {label} (P({label}) {p[label]:.2f} >= {threshold[label]:.2f}" + \
-            (", with evidence)" if label in ("LV", "SF") else ")")
+            (", with evidence)" if label in EVIDENCE_FOR else ")")
     top = max(DEFECTS, key=lambda d: p[d])
     why = "below its threshold" if p[top] < threshold[top] else "no evidence in the text"
     return f"probably fine (likeliest defect {top}: P {p[top]:.2f}, threshold {threshold[top]:.2f}, {why})"

@@ -41,12 +41,15 @@ DEFECTS = tuple(lab for lab in LABELS if lab != "clean")
 GRID = tuple(round(x, 2) for x in np.arange(0.05, 1.0, 0.05)) + (0.97, 0.99)
 
 
+# the defects a text shows by itself, and the evidence that shows each; any other defect (US, one
+# registered later) rests on its probability alone
+EVIDENCE_FOR = {"LV": ("vague_words",), "SF": ("typos", "format_issues")}
+
+
 def shown_by_evidence(ev: dict) -> list[bool]:
-    """Which labels the evidence of one description allows, in :data:`LABELS` order: clean and US
-    always, LV with a vague word, SF with a typo or a format break."""
-    allow = {"clean": True, "LV": bool(ev["vague_words"]), "US": True,
-             "SF": bool(ev["typos"] or ev["format_issues"])}
-    return [allow[lab] for lab in LABELS]
+    """Which labels the evidence of one description allows, in :data:`LABELS` order: LV with a vague
+    word, SF with a typo or a format break, every other label always."""
+    return [lab not in EVIDENCE_FOR or any(ev[k] for k in EVIDENCE_FOR[lab]) for lab in LABELS]
 
 
 def evidence_allows(texts: Sequence[str], detector=None) -> np.ndarray:
