@@ -354,3 +354,19 @@ def remove_stale_siblings(path: str | os.PathLike, max_age_s: float = STALE_AFTE
         shutil.rmtree(e.path, ignore_errors=True)
         (kept if os.path.lexists(e.path) else removed).append(Path(e.path))
     return removed, kept
+
+
+@contextlib.contextmanager
+def quiet_datasets():
+    """No ``datasets`` progress bars ("Generating train split", "Creating parquet from Arrow format")
+    for reads and writes of a few thousand rows that take a blink: they would only clutter the
+    command's own progress or its ``--json`` output."""
+    from datasets.utils.logging import disable_progress_bar, enable_progress_bar, is_progress_bar_enabled
+
+    was = is_progress_bar_enabled()
+    disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was:
+            enable_progress_bar()

@@ -127,6 +127,12 @@ def test_build_into_a_folder_with_the_users_readme_needs_overwrite(tmp_path):
     assert (aside / "README.md").read_text() == "# my notes\n" and str(aside) in res.stderr
 
 
+def test_a_json_build_says_nothing_but_its_json(tmp_path):
+    res = sd("build", "spec-defects", "--out", tmp_path / "b", *SMALL_BUILD, "--json")
+    assert res.returncode == 0 and res.stderr == "", res.stderr  # no parquet bars, no split warnings
+    assert json.loads(res.stdout)["out"] == str(tmp_path / "b")
+
+
 def test_a_build_into_a_link_rebuilds_its_target_and_keeps_the_link(tmp_path):
     target, link = tmp_path / "builds" / "today", tmp_path / "latest"
     assert sd("build", "spec-defects", "--out", target, *SMALL_BUILD).returncode == 0

@@ -27,7 +27,7 @@ import yaml
 
 from .. import layout
 from ..errors import SpecDefectsInputError
-from ..files import atomic_path, check_output_dir, write_json_atomic, write_text_atomic
+from ..files import atomic_path, check_output_dir, quiet_datasets, write_json_atomic, write_text_atomic
 from ..records import Task
 from ..sources import DEFAULT_SOURCES, RowSkipped, load_tasks
 
@@ -150,7 +150,7 @@ def write_config(report: Any, out: str | os.PathLike, config: str, rows: list[di
     from datasets import Dataset  # lazy: datasets (pyarrow) takes seconds to import and only a build writes
 
     ds = Dataset.from_list(rows, features=features)
-    with atomic_path(parquet_path(out, config, split)) as tmp:
+    with atomic_path(parquet_path(out, config, split)) as tmp, quiet_datasets():
         ds.to_parquet(str(tmp))
     report.rows.setdefault(config, {})[split] = len(ds)
     report.nbytes.setdefault(config, {})[split] = int(ds.data.nbytes)

@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
-import contextlib
 from collections import Counter
 from pathlib import Path
 
 from .. import layout
+from ..files import quiet_datasets
 from .errors import ValidatorError
 from .model import LABELS
 
@@ -31,7 +31,7 @@ def load_validator(source: str, benchmarks: list[str] | None = None, splits=("tr
     if p.exists():
         check_parquet_files(p / "validator")
     try:
-        with _quiet_datasets():
+        with quiet_datasets():
             dd = datasets.load_dataset(_resolve(source), "validator")
     except Exception as e:  # missing files, Hub unreachable, bad parquet: one line, with the cause datasets wraps
         raise ValidatorError(f"cannot load the validator data from {source}: {_first_line(e)}") from None
@@ -51,20 +51,6 @@ def load_validator(source: str, benchmarks: list[str] | None = None, splits=("tr
             rows = {k: [v[i] for i in keep] for k, v in rows.items()}
         out[s] = rows
     return out
-
-
-@contextlib.contextmanager
-def _quiet_datasets():
-    """No "Generating train split" bars for a few thousand rows read in a blink."""
-    from datasets.utils.logging import disable_progress_bar, enable_progress_bar, is_progress_bar_enabled
-
-    was = is_progress_bar_enabled()
-    disable_progress_bar()
-    try:
-        yield
-    finally:
-        if was:
-            enable_progress_bar()
 
 
 def check_parquet_files(folder: Path) -> None:
