@@ -85,7 +85,8 @@ def _one_split(rows, features, k: int, strategy: str, seed: int) -> dict:
         res = train(TrainConfig(data=str(folder), out=str(Path(tmp) / "train"), regime="hybrid",
                                 seeds=(seed,), publish=False, progress=False))
         test = rows[[s == "test" for s in split]]
-        at_point = _at_operating_point(res["model"], test["text"].tolist(), test["label"].tolist())
+        names = features["label"].names  # the parquet holds class ids
+        at_point = _at_operating_point(res["model"], test["text"].tolist(), [names[i] for i in test["label"]])
     t = res["runs"][0]["test"]
     score = {"mcc": round(t["mcc"], 4), "macro_f1": round(t["f1"], 4),
              "f1": {c: round(v["f1"], 3) for c, v in t.get("per_class", {}).items()}, "operating_point": at_point}

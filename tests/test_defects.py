@@ -445,9 +445,10 @@ def test_bad_arguments():
 # engine stopped deleting what the function's name still says (HumanEval/60 sum_to_n: "from 1 to n"), a
 # parenthetical gloss (HumanEval/1) or "consecutive" beside "every two" (HumanEval/5)
 # LV counts only mutants that change the description itself (a rename alone leaves what the detector reads as it
-# was): 138/164 and 795/974 today, short of the 95 % the dataset issue asks for
-COVERAGE_BARS = {("humaneval", "LV"): 0.83, ("humaneval", "SF"): 0.95, ("humaneval", "US"): 0.63,
-                 ("mbpp", "LV"): 0.81, ("mbpp", "SF"): 0.95, ("mbpp", "US"): 0.17}
+# was): 152/164 and 913/974 today with the fallback tier (lexical_fallback), short of the 95 % the dataset issue
+# asks for
+COVERAGE_BARS = {("humaneval", "LV"): 0.92, ("humaneval", "SF"): 0.95, ("humaneval", "US"): 0.63,
+                 ("mbpp", "LV"): 0.93, ("mbpp", "SF"): 0.95, ("mbpp", "US"): 0.17}
 COMPLIANCE_BARS = {"LV": 0.95, "SF": 0.95, "US": 0.85}
 
 
@@ -486,9 +487,12 @@ def test_invariance_sample_in_sandbox(all_mutants):
         renamed = [m for m in mutants if m.defect == "LV" and m.task.entry_point != m.original.entry_point]
         pool += rng.sample(renamed, 10) + rng.sample([m for m in mutants if m.defect != "LV" or
                                                       m.task.entry_point == m.original.entry_point], 10)
+    from specdefects.execution import check_references
+    sound = check_references([m.original for m in pool], workers=2)  # a build drops tasks whose reference fails
+    pool = [m for m, r in zip(pool, sound) if r.passed]              # its own tests (MBPP has a few)
     results = check_invariance(pool, workers=2)
     bad = [(m.task.uid, m.defect, r.status, r.failed_test) for m, r in zip(pool, results) if not r.passed]
-    assert not bad, bad
+    assert len(pool) >= 30 and not bad, bad
 
 
 def test_lv_renamed_reference_passes_renamed_tests(he):

@@ -25,10 +25,12 @@ def test_two_splits_of_a_real_build_score_differently(tmp_path):
     out = tmp_path / "spread.json"
     r = _run(str(data), "--splits", "0,1", "--json", str(out))
     assert r.returncode == 0, r.stderr[-2000:]
-    scores = json.loads(out.read_text())["splits"]
+    scores = json.loads(out.read_text())["grouped"]["splits"]
     assert set(scores) == {"0", "1"}
     for s in scores.values():
         assert -1.0 <= s["mcc"] <= 1.0 and set(s["f1"]) == {"clean", "LV", "US", "SF"}
+        op = s["operating_point"]  # scored at the operating point chosen on that split's validation rows too
+        assert -1.0 <= op["mcc"] <= 1.0 and 0.0 <= op["clean_flagged"] <= 1.0 and set(op["recall"]) == {"LV", "US", "SF"}
     assert scores["0"] != scores["1"], "two different splits gave the very same scores: the split was not used"
     assert "2 splits: MCC mean" in r.stdout
 

@@ -16,7 +16,10 @@ One to five operation *groups* are drawn with the seed from what a task offers:
   a name no English word spells): "Return median of elements" keeps its word when
   ``median`` is renamed, since the word carries the task's meaning;
 * ``annotation`` — a type annotation of the entry point generalised (``List[int]`` ->
-  ``list``) or removed.
+  ``list``) or removed;
+* the fallback tier (:mod:`.lexical_fallback`) — consulted only for a description in which none of the
+  groups above blurs a word ("the nth decagonal number" -> "a decagonal number", "the hamming distance"
+  -> "the numeric distance"), so every mutant those groups make stays as it was.
 
 Every replacement is drawn among several alternatives by the seed, so no single word marks
 LV; the request frame ("Write a function to", "Return", "find") is never edited, since that
@@ -34,6 +37,7 @@ from dataclasses import replace
 from ..records import Mutant, Op, Task
 from . import _rename as rn
 from . import _task_rename as tr
+from . import lexical_fallback as fb
 from ._common import (
     IDENT_PART,
     NotApplicable,
@@ -536,6 +540,9 @@ def _mutate(task: Task, seed: int) -> Mutant:
     renames = _rename_groups(task, rng)
     annotations = _annotation_groups(task, rng)
     groups = [("text", g) for g in textual] + [("ren", g) for g in renames] + [("ann", g) for g in annotations]
+    if not any(_blurs_prose(g) for g in groups):  # the lexicon blurs nothing here: the fallback tier's blurs join
+        extra = fb.fallback_groups(desc, prot, task_identifiers(task))
+        textual, groups = textual + extra, groups + [("text", g) for g in extra]
     if not textual and not renames:
         raise Skip("no task-relevant term, phrase or renamable identifier to make vaguer "
                    "(the request frame and the constraint words are never edited)")
@@ -617,12 +624,15 @@ def _text_ops(desc: str, chosen, picks: dict, names: frozenset[str], taken: list
         for s, e, w in occ:
             if overlaps((s, e), taken):
                 continue
-            if " " in alt and _names_next(desc, e, names):  # "a string text" -> "a text text"? one word or none
-                one = [a for a in alts if " " not in a and a.lower() != desc[e:].split(None, 1)[0].lower()]
-                if not one:
-                    continue
-                alt = one[0]
-            after = _compound_alternative(w, alt) if kind == "synonym" and " " in w else match_case(w, alt)
+            if fb.owns(key):  # a fallback blur writes its own replacement (articles, plurals, a capital)
+                after = fb.render(key, desc, s, e, alt)
+            else:
+                if " " in alt and _names_next(desc, e, names):  # "a string text" -> "a text text"? one word or none
+                    one = [a for a in alts if " " not in a and a.lower() != desc[e:].split(None, 1)[0].lower()]
+                    if not one:
+                        continue
+                    alt = one[0]
+                after = _compound_alternative(w, alt) if kind == "synonym" and " " in w else match_case(w, alt)
             before = w
             art = re.search(r"(?<![\w'])(an?|An?|AN?)(\s+)$", desc[max(0, s - 4):s])
             if art and kind in ("synonym", "phrase"):
@@ -630,7 +640,8 @@ def _text_ops(desc: str, chosen, picks: dict, names: frozenset[str], taken: list
                 if not overlaps((a_s, e), taken):
                     s, before = a_s, desc[a_s:e]
                     after = match_case(art.group(1), article_for(after)) + art.group(2) + after
-            category = {"verb": "action_verb", "synonym": "domain_term", "phrase": "phrase"}[kind]
+            category = fb.category(key) if fb.owns(key) else \
+                {"verb": "action_verb", "synonym": "domain_term", "phrase": "phrase"}[kind]
             ops.append(Op(kind, category, (s, e), before, after))
             taken.append((s, e))
             blurred = blurred or _blurs_prose((tag, g))

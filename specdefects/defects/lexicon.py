@@ -365,3 +365,73 @@ RESERVED_NEW = {"sum", "list", "str", "int", "max", "min", "len", "map", "filter
 def alternatives(table: dict[str, tuple[str, ...]]) -> set[str]:
     """Every replacement a table can write (for the validator's evidence of vague wording)."""
     return {alt for alts in table.values() for alt in alts}
+
+
+# --------------------------------------------------------------------------- the fallback tier
+# Read only by :mod:`.lexical_fallback`, for a task the tables above leave without a term to blur (so
+# no mutant they make changes). Each entry names the broader class a precise term belongs to.
+
+# a named number family -> the class it is one of ("the nth decagonal number" -> "the nth polygonal number")
+_POLYGONAL = ("polygonal", "figurate")
+NUMBER_FAMILIES: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys("triangular pentagonal hexagonal heptagonal octagonal nonagonal decagonal dodecagonal".split(),
+                    _POLYGONAL),
+    "centered hexagonal": _POLYGONAL, "centred hexagonal": _POLYGONAL, "centered square": _POLYGONAL,
+    "star": ("figurate",), "rectangular": ("figurate",), "tetrahedral": ("figurate", "pyramidal"),
+    "octahedral": ("figurate",), "square pyramidal": ("figurate",),
+    # numbers that count arrangements ("a binomial coefficient" is one too)
+    **dict.fromkeys("catalan bell eulerian delannoy lobb entringer rencontres stirling narayana binomial".split(),
+                    ("combinatorial",)),
+    # numbers singled out by a property of their own, which the broader word leaves unsaid
+    **dict.fromkeys("keith smart lucky polite carol woodall demlo amicable armstrong harshad kaprekar disarium "
+                    "lucid ludic".split(), ("special",)),
+}
+# a named recurrence said as the kind of sequence it is ("the fibonacci sequence" -> "the number sequence")
+RECURRENCE_FAMILIES = frozenset("fibonacci lucas pell jacobsthal perrin padovan tribonacci".split())
+
+# a superlative -> the plain adjective, which picks no one item out ("the biggest even integer" -> "a big
+# even integer")
+SUPERLATIVES: dict[str, tuple[str, ...]] = {
+    "biggest": ("big",), "deepest": ("deep",), "closest": ("close", "nearby"), "nearest": ("nearby", "close"),
+    "farthest": ("distant",), "furthest": ("distant",), "tallest": ("tall",), "heaviest": ("heavy",),
+    "cheapest": ("cheap",), "earliest": ("early",), "fastest": ("fast",), "strongest": ("strong",),
+    "youngest": ("young",), "oldest": ("old",), "richest": ("rich",), "widest": ("wide",),
+    r"most\s+common": ("frequent",), r"most\s+frequent": ("common",),
+}
+# superlatives the judge counts as meaning words (they pick the one item the task asks for): never softened
+EXTREMA = frozenset("largest smallest longest shortest highest lowest greatest maximum minimum".split())
+
+# a technical term -> its broader class (pattern over prose, matched case-insensitively -> alternatives, each
+# put in the plural where the pattern's group "pl" matched);
+# each keeps what kind of thing is meant and leaves which one open ("the hamming distance" -> "the distance",
+# "a cube of" -> "a power of", "gcd" -> "common divisor")
+TECHNICAL_TERMS: dict[str, tuple[str, ...]] = {
+    r"gcd": ("common divisor",), r"hcf": ("common factor",), r"lcm": ("common multiple",),
+    r"(?:hamming|digit)\s+distance": ("numeric distance",),
+    r"(?:manhattan|euclidean|chebyshev)\s+distance": ("geometric distance",),
+    r"(?:square|cube)\s+root": ("root value",), r"arc\s+length": ("arc measure",), r"cube\s+sum": ("power sum",), r"harmonic\s+sum": ("series sum",),
+    r"(?:a|an)\s+(?:square|cube)\s+of(?!\s+(?:size|side|length|edge))": ("a power of",),
+    # the operation said as a combination, never "multiply x by 2" ("combine x by 2" is no English)
+    r"multiplication(?=\s+of\b)": ("combination",),
+    r"multiply(?=\s+(?:two|three|all|the|them)\b)(?![^.\n]*\bby\b)": ("combine",),
+    r"recurrence(?:\s+relation)?": ("rule", "formula"),
+    r"monotonically": ("steadily", "consistently"),
+    r"radians(?=\s+to\s+degrees)": ("angles",), r"degrees(?=\s+to\s+radians)": ("angles",),
+    r"diameter": ("size", "measure"), r"radius": ("size", "measure"),
+    r"chinese\s+zodiac": ("zodiac calendar",), r"modular\s+inverse": ("inverse value",),
+    r"(?<=given\s)expression": ("input", "text"), r"password": ("input", "text"),
+    r"domino(?P<pl>es)?": ("tile", "piece"),
+    r"xor": ("bitwise combination",),
+    r"month\s+(?:name|number)": ("month value",),
+    r"rotation(?P<pl>s)?": ("shift",), r"natural\s+number(?P<pl>s)?": ("value",),
+    # the format a conversion ends in, said as "another" one ("convert rgb color to hsv color" -> "... to another
+    # color model"): which one is left open
+    **{rf"(?<=\bto\s){kind}\s+coordinates": ("other coordinates",) for kind in ("polar", "rectangular", "cartesian")},
+    **{rf"(?<=\bto\s){model}\s+colou?r": ("another color model",) for model in ("hsv", "rgb", "hsl", "cmyk")},
+    r"(?<=\bto\s)[a-z]{2,4}(?:-[a-z]{2,4}){2}\s+format": ("another format",),
+    # a solid or a shape said as the kind of thing it is ("cubes of size k" -> "blocks of size k"), never a power
+    r"cube(?P<pl>s)?(?=\s+of\s+size)": ("block", "solid"),
+    r"(?:(?<=inside a )|(?<=inside the )|(?<=within a )|(?<=within the ))square(?!\s+(?:roots?|numbers?|matri(?:x|ces)|of)\b)":
+        ("shape", "figure"),
+    r"(?:gold\s+mine|tiling)\s+problem": ("classic problem", "well-known problem"),
+}
