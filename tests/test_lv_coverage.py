@@ -55,12 +55,8 @@ def lv(task: Task, seed: int = 0) -> Mutant:
 # --------------------------------------------------------------------------- one test per rule kind
 
 @pytest.mark.parametrize("description, seed, kind, expected", [
-    ("Write a function to find the nth decagonal number.", 0, "ordinal_index_dropped",
-     "Write a function to find some decagonal number."),
-    ("Write a python function to set the left most unset bit.", 0, "position_selector_dropped",
-     "Write a python function to set any unset bit."),
     ("Write a function to find the nth decagonal number.", 1, "number_family_generalised",
-     "Write a function to find the nth polygonal number."),
+     "Write a function to find the nth figurate number."),
     ("Write a function to find if the given number is a keith number or not.", 0, "number_family_generalised",
      "Write a function to find if the given number is a special number or not."),
     ("Write a python function to find the hamming distance between given two integers.", 0,
@@ -78,9 +74,6 @@ def test_a_real_mbpp_description_gets_its_blur(description, seed, kind, expected
 
 
 @pytest.mark.parametrize("task_id, kind, expected", [
-    ("HumanEval/55", "ordinal_index_dropped", "Return a Fibonacci number."),
-    ("HumanEval/83", "size_index_dropped", "Given a positive integer n, return the count of the numbers of multi-digit\n"
-                                           "positive integers that start or end with 1."),
     ("HumanEval/77", "technical_term_generalised", "Write a function that takes an integer a and returns True \n"
                                                    "if this ingeger is a power of some integer number.\n"
                                                    "Note: you may assume the input is always valid."),
@@ -101,6 +94,8 @@ def test_a_humaneval_task_the_lexicon_skipped_gets_its_blur(he, task_id, kind, e
 # --------------------------------------------------------------------------- where the rules stay out
 
 @pytest.mark.parametrize("description", [
+    "Write a function to find the nth lucas number.",  # an index dropped ("some lucas number") deletes it
+    "Write a python function to set the left most unset bit.",  # as does a position ("any unset bit")
     "Write a function to find the longest chain which can be formed from the given set of pairs.",
     "Given two positive integers a and b, return the even digits between a and b.",
 ])
@@ -109,7 +104,8 @@ def test_no_constraint_word_is_blurred(description):
     is under-specification, not vagueness, so a description with nothing else to blur gets no LV mutant."""
     for seed in range(4):
         m = mutate(crafted(description), "LV", seed=seed)
-        assert isinstance(m, NotApplicable) or ("longest" in m.task.description or "integers" in m.task.description)
+        assert isinstance(m, NotApplicable) or any(w in m.task.description for w in ("nth", "left most", "longest",
+                                                                                     "integers")), m.task.description
 
 
 @pytest.mark.parametrize("description", [

@@ -4,10 +4,6 @@
 description's prose (the task would be skipped otherwise), so every mutant the lexicon makes stays as
 it was. Each rule is named for the kind of blur it makes (the op's category):
 
-* ``ordinal index dropped`` — "the nth decagonal number" -> "a/any/some decagonal number" (nth, n-th, n'th,
-  kth, t-nth, k^th before a noun): which member of the family is left open;
-* ``size index dropped`` — "n-digit positive integers" -> "multi-digit positive integers";
-* ``position selector dropped`` — "the rightmost set bit" -> "a set bit";
 * ``number family generalised`` — "a keith number" -> "a special number", "the nth octagonal number" ->
   "the nth polygonal number" (:data:`lexicon.NUMBER_FAMILIES`), "the fibonacci sequence" -> "the number
   sequence"; never where the description defines the family itself;
@@ -18,7 +14,9 @@ it was. Each rule is named for the kind of blur it makes (the op's category):
 
 Blurs of the words the rule judge counts as constraints or meaning words ("integer" -> "value",
 "largest" -> "large") are not made: they take a constraint away, which is under-specification, not
-vagueness (the engine's own constraint words are never edited either).
+vagueness (the engine's own constraint words are never edited either). Nor is an index or a position
+dropped ("the nth lucas number" -> "some lucas number", "the rightmost set bit" -> "any set bit"): a blind
+reading of such mutants called each one a deleted constraint (results/lv-fallback-check/).
 
 Every blur replaces words (a cut alone would be US, and the validity check refuses it), every mention of a
 blurred term in the prose changes (or none does), no number changes, and a replacement never names a noun
@@ -31,29 +29,20 @@ import re
 
 from ._common import article_for, overlaps
 from .lexicon import (
-    EXTREMA,
     NUMBER_FAMILIES,
     RECURRENCE_FAMILIES,
     SUPERLATIVES,
     TECHNICAL_TERMS,
 )
 
-ORDINAL, SIZE, POSITION, FAMILY, TECHNICAL, SUPERLATIVE = (
-    "ordinal index dropped", "size index dropped", "position selector dropped", "number family generalised",
-    "technical term generalised", "superlative softened")
+FAMILY, TECHNICAL, SUPERLATIVE = ("number family generalised", "technical term generalised", "superlative softened")
 EDGE = r"(?<![\w'’\\-])"  # a whole word: not part of a name, a hyphenated word or a LaTeX command
 END = r"(?![\w'’-])"
-DETERMINERS = ("a", "any", "some")  # what stands for a dropped index: "a", "any" or "some decagonal number"
 DET = re.compile(r"\b(?:the|a|an|its|their|this|that|each|every|any|some|given|his|her)\s+$", re.I)
 SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+|\n\s*)$")
 
 # "the nth decagonal", "n’th smart", "t-nth term", "the k^th": an index variable's ordinal before a noun
 ORDINAL_TOKEN = r"(?:t-)?[nkmNKM](?:th|-th|'th|’th|\^th|\^\{th\})"
-ORDINAL_RX = re.compile(EDGE + r"(?:(?P<det>(?i:the|a|an))\s+)?(?P<sel>" + ORDINAL_TOKEN + r")" + END +
-                        r"\s+(?P<rest>[A-Za-z][\w-]*)")
-SIZE_RX = re.compile(EDGE + r"(?P<sel>[nkmNKM])-(?P<rest>digit|letter|character|bit)" + END)
-# "the rightmost set bit", "the left most unset bit", "the most significant bit"
-POSITION_WORDS = r"left[\s-]?most|right[\s-]?most|most\s+significant"
 NEAR_TO = re.compile(r"\s+[A-Za-z]+(?=\s+(?:to|from)\b)")  # "closest integer| to it"
 # what a bare superlative may not follow: "at least", "more than one nearest multiple", "from smallest to largest"
 QUANTIFIED = re.compile(r"\b(?:at|to|a|an|in|one|two|any|each|every|some|no|this|that|its|their|his|her|its)\s+$", re.I)
@@ -78,8 +67,7 @@ FUNCTION_WORDS = frozenset("a an the of to in".split())
 
 def fallback_groups(desc: str, prot, names: frozenset[str]) -> list[tuple]:
     """("phrase", key, occurrences, alternatives) groups of every rule of the tier that applies."""
-    return (_ordinal_groups(desc, prot) + _size_groups(desc, prot) + _position_groups(desc, prot, POSITION_WORDS) +
-            _family_groups(desc, prot, names) + _term_groups(desc, prot, names, TECHNICAL_TERMS, TECHNICAL) +
+    return (_family_groups(desc, prot, names) + _term_groups(desc, prot, names, TECHNICAL_TERMS, TECHNICAL) +
             _superlative_groups(desc, prot, SUPERLATIVES, SUPERLATIVE))
 
 
@@ -113,36 +101,6 @@ def _all_mentions(desc: str, prot, bare: re.Pattern, occ: list) -> bool:
     place and kept in another reads as two things."""
     return all(overlaps(m.span(), [(s, e) for s, e, _ in occ]) for m in bare.finditer(desc)
                if not overlaps(m.span(), prot))
-
-
-def _ordinal_groups(desc: str, prot) -> list[tuple]:
-    """"the nth decagonal" -> "a decagonal": the index that picked one member out is dropped."""
-    found: dict[str, list] = {}
-    for m in ORDINAL_RX.finditer(desc):
-        rest = m.group("rest").lower()
-        if overlaps(m.span(), prot) or rest in NOT_A_NOUN or rest in SUPERLATIVES or rest in EXTREMA \
-                or re.search(r"\b(?:a|an)\s+$", desc[:m.start()], re.I):
-            continue
-        found.setdefault(m.group("sel").lower(), []).append((m.start(), m.end(), m.group(0)))
-    out = []
-    for sel, occ in sorted(found.items()):
-        bare = re.compile(EDGE + re.escape(sel) + END, re.I)
-        if _all_mentions(desc, prot, bare, occ):
-            out += _group(ORDINAL, sel, occ, DETERMINERS)
-    return out
-
-
-def _size_groups(desc: str, prot) -> list[tuple]:
-    """"n-digit" -> "multi-digit": how many digits is left open."""
-    occ = [(m.start(), m.end(), m.group(0)) for m in SIZE_RX.finditer(desc) if not overlaps(m.span(), prot)]
-    return _group(SIZE, "n-unit", occ, ("multi",))
-
-
-def _position_groups(desc: str, prot, words: str) -> list[tuple]:
-    """"the rightmost set bit" -> "a set bit": which bit is meant is left open."""
-    occ = [(m.start(), m.end(), m.group(0)) for m in _position_rx(words).finditer(desc) if not overlaps(m.span(), prot)]
-    bare = re.compile(EDGE + r"(?:" + words + r")" + END, re.I)
-    return _group(POSITION, words, occ, DETERMINERS) if _all_mentions(desc, prot, bare, occ) else []
 
 
 def _family_groups(desc: str, prot, names: frozenset[str]) -> list[tuple]:
@@ -256,22 +214,6 @@ def _pluralise(phrase: str) -> str:
 
 # --------------------------------------------------------------------------- rendering
 
-def _render_index(term: str, desc: str, s: int, e: int, alt: str) -> str:
-    """"the nth decagonal" -> "a decagonal" / "any decagonal"; "the rightmost set bit" -> "an unset bit"."""
-    m = (ORDINAL_RX if term != POSITION_WORDS else _position_rx(term)).match(desc, s)
-    rest = m.group("rest")
-    return f"{article_for(rest) if alt == 'a' else alt} {rest}"
-
-
-def _position_rx(words: str) -> re.Pattern:
-    return re.compile(EDGE + r"(?:(?P<det>(?i:the))\s+)?(?P<sel>(?i:" + words + r"))\s+(?P<rest>(?i:(?:set|unset)\s+)?bits?)"
-                      + END)
-
-
-def _render_size(term: str, desc: str, s: int, e: int, alt: str) -> str:
-    return f"{alt}-{SIZE_RX.match(desc, s).group('rest')}"
-
-
 def _render_family(term: str, desc: str, s: int, e: int, alt: str) -> str:
     noun = _family_rx(term).match(desc, s).group("noun").lower()
     if noun.startswith("co"):  # "binomial co-efficient" -> "combinatorial number"
@@ -294,6 +236,5 @@ def _render_superlative(term: str, desc: str, s: int, e: int, alt: str) -> str:
     return alt if _plural_head(desc, e) else f"{article_for(alt)} {alt}"
 
 
-_RENDER = {ORDINAL: _render_index, POSITION: _render_index, SIZE: _render_size, FAMILY: _render_family,
-           TECHNICAL: _render_term, SUPERLATIVE: _render_superlative}
+_RENDER = {FAMILY: _render_family, TECHNICAL: _render_term, SUPERLATIVE: _render_superlative}
 

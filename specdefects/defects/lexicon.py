@@ -398,9 +398,6 @@ SUPERLATIVES: dict[str, tuple[str, ...]] = {
     "youngest": ("young",), "oldest": ("old",), "richest": ("rich",), "widest": ("wide",),
     r"most\s+common": ("frequent",), r"most\s+frequent": ("common",),
 }
-# superlatives the judge counts as meaning words (they pick the one item the task asks for): never softened
-EXTREMA = frozenset("largest smallest longest shortest highest lowest greatest maximum minimum".split())
-
 # a technical term -> its broader class (pattern over prose, matched case-insensitively -> alternatives, each
 # put in the plural where the pattern's group "pl" matched);
 # each keeps what kind of thing is meant and leaves which one open ("the hamming distance" -> "the distance",
