@@ -576,6 +576,9 @@ def main(argv: list[str] | None = None) -> int:
         try:
             _clear_stale_leftovers(args)
             return args.func(args)
+        except BrokenPipeError:  # the reader went away (`specdefects check ... | head`): nothing left to say
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115  (Python flushes stdout at exit; it must not fail)
+            return 0
         except (SpecDefectsError, OSError) as e:
             print(f"specdefects {args.command}: error: {one_line(e)}", file=sys.stderr)
             return 2

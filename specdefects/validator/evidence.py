@@ -115,7 +115,7 @@ def word_frequency() -> dict:
 
 
 def _code_spans(text: str) -> list[tuple[int, int]]:
-    spans = [m.span() for m in re.finditer(r"`[^`\n]*`|\"[^\"\n]*\"|'[^'\n]*'|>>>.*|\w+\([^()\n]*\)", text)]
+    spans = [m.span() for m in re.finditer(r"`[^`\n]*`|\"[^\"\n]*\"|'[^'\n]*'|>>>.*|\w+\([^()\n]*\)|\$[^$\n]+\$", text)]
     return spans
 
 
@@ -145,14 +145,27 @@ def telling_vague_words(texts: Sequence[str], labels: Sequence[str], ratio: floa
     return frozenset(telling | set(GENERIC_VAGUE))
 
 
+def _terms_of_the_task(text: str) -> set[str]:
+    """Unknown words a text uses as its own terms, not typos: a lower-case word used three times or
+    more ("mochi"), and a capitalised one used twice or more ("Vanya", a name). A typo is seldom
+    made the same way twice, a name or a term of the story always is."""
+    counts = Counter(m.group(1) for m in WORD.finditer(text))
+    lower = Counter()
+    for w, n in counts.items():
+        lower[w.lower()] += n
+    return {w.lower() for w, n in counts.items() if w[:1].isupper() and n >= 2} | \
+        {w for w, n in lower.items() if n >= 3}
+
+
 def typos(text: str, limit: int = 20, extra_known=frozenset()) -> list[dict]:
     """Words one edit away from a known word; ``extra_known``: more words to accept as spelled right
     (a hybrid detector's words seen in several training tasks)."""
     known, code, out = known_words(frozenset(extra_known)), _code_spans(text), []
+    terms = _terms_of_the_task(text)
     for m in WORD.finditer(text):
         w = m.group(1)
         lw = w.lower()
-        if lw in known or _in(code, m.start()) or (w[0].isupper() and m.start() > 0 and text[m.start() - 1] not in
+        if lw in known or lw in terms or _in(code, m.start()) or text[m.start() - 1:m.start()] == "\\" or (w[0].isupper() and m.start() > 0 and text[m.start() - 1] not in
                                                    ".\n ") or w.isupper():
             continue
         if _inflected(lw, frozenset(extra_known)):
@@ -228,10 +241,10 @@ def _by_length(n: int) -> dict:
 
 FORMAT_RULES = (
     ("tab character", re.compile(r"(?<=\S)\t")),
-    ("doubled space", re.compile(r"(?<=\S)  +(?=\S)")),
+    ("doubled space", re.compile(r"(?<=[^\s.!?:])  +(?=\S)")),  # two spaces after a full stop are a convention
     ("space before punctuation", re.compile(r"(?<=\w) +[,.;:!?](?=\s|$)")),
     ("doubled punctuation", re.compile(r"(?<![.,;:!?])([,;:!?])\1+|(?<!\.)\.\.(?!\.)|[,;:] *[.,;:](?!\.)")),
-    ("missing space after punctuation", re.compile(r"(?<=[a-z])[,;](?=[A-Za-z])")),
+    ("missing space after punctuation", re.compile(r"(?<=[a-z]{2})[,;](?=[A-Za-z]{2})")),  # not "x,y" of a formula
     ("sentence starts in lower case", re.compile(r"(?<=[a-z]\.\s)[a-z]{3,}\b")),
     ("doctest prompt without a space", re.compile(r">>>(?=\S)")),
     ("ends with a comma or semicolon", re.compile(r"[,;]\s*$")),
@@ -244,11 +257,22 @@ FORMAT_RULES = (
 PAIRS = {")": "(", "]": "[", "}": "{"}
 
 
+PROSE_LINE = re.compile(r"[A-Za-z]{3,}")
+
+
+def _in_prose(text: str, i: int) -> bool:
+    """Whether position ``i`` lies on a line of prose (three words or more), not on a line of data, a
+    table or a formula, whose spacing and punctuation follow other rules."""
+    start, end = text.rfind("\n", 0, i) + 1, text.find("\n", i)
+    return len(PROSE_LINE.findall(text[start:end if end >= 0 else len(text)])) >= 3
+
+
 def format_issues(text: str, limit: int = 20) -> list[dict]:
     out = []
     for name, rx in FORMAT_RULES:
         for m in rx.finditer(text):
-            out.append({"issue": name, "text": m.group(0), "span": [m.start(), m.end()]})
+            if _in_prose(text, m.start()):
+                out.append({"issue": name, "text": m.group(0), "span": [m.start(), m.end()]})
     stack: list[tuple[str, int]] = []
     code = [sp for sp in _code_spans(text) if text[sp[0]] in "`\"'"]
     for i, c in enumerate(text):
