@@ -150,6 +150,14 @@ def overlaps(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:
     return any(s < pe and ps < e for ps, pe in spans)
 
 
+def blanked(desc: str, spans) -> str:
+    """``desc`` with each span turned into spaces (offsets kept): what is left is the prose to search."""
+    chars = list(desc)
+    for s, e in spans:
+        chars[s:e] = " " * (e - s)
+    return "".join(chars)
+
+
 # --------------------------------------------------------------------------- case & words
 
 def match_case(template: str, word: str) -> str:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 
-from ._common import article_for, overlaps
+from ._common import article_for, blanked, overlaps
 from .lexicon import (
     NUMBER_FAMILIES,
     RECURRENCE_FAMILIES,
@@ -115,7 +115,7 @@ def _family_groups(desc: str, prot, names: frozenset[str]) -> list[tuple]:
                if not overlaps(m.span(), prot) and fam.split()[-1] not in names]
         if not occ or not _all_mentions(desc, prot, re.compile(EDGE + re.escape(fam) + END, re.I), occ):
             continue
-        prose = _blanked(desc, list(prot) + [(s, e) for s, e, _ in occ])
+        prose = blanked(desc, list(prot) + [(s, e) for s, e, _ in occ])
         alts = [a for a in NUMBER_FAMILIES.get(fam, ("number",)) if not _said(prose, a)]
         out += _group(FAMILY, fam, occ, alts)
     return out
@@ -139,7 +139,7 @@ def _term_groups(desc: str, prot, names: frozenset[str], table: dict, cat: str) 
         bare = re.compile(EDGE + "(?:" + LOOKAROUND.sub("", pattern) + ")" + END, re.I)
         if not occ or not _all_mentions(desc, prot, bare, occ):
             continue
-        prose = _blanked(desc, list(prot) + [(s, e) for s, e, _ in occ])
+        prose = blanked(desc, list(prot) + [(s, e) for s, e, _ in occ])
         fresh = [a for a in alts if re.match(r"another\b|other\b", a) or not _said(prose, a)]  # "other" merges nothing
         # "two integers" -> "two values" where the prose also says "the value", "a decimal number to binary
         # number" -> "a number to binary number": a number kind said as a number merges no two things
@@ -180,13 +180,6 @@ def _superlative_refused(desc: str, m: re.Match, table: dict) -> bool:
 
 
 # --------------------------------------------------------------------------- helpers
-
-def _blanked(desc: str, spans) -> str:
-    chars = list(desc)
-    for s, e in spans:
-        chars[s:e] = " " * (e - s)
-    return "".join(chars)
-
 
 def _said(prose: str, alt: str) -> bool:
     """A content word of ``alt`` the prose already uses: the blur would merge two things into one."""

@@ -43,6 +43,7 @@ from ._common import (
     NotApplicable,
     Skip,
     article_for,
+    blanked,
     build_mutant,
     ident_words,
     match_case,
@@ -246,7 +247,7 @@ def _usable_groups(desc: str, prot, found: dict[tuple[str, str], list[tuple[int,
     """The groups of ``found`` blurred everywhere the prose says the word, with the alternatives that fit."""
     out = []
     mentions = {}  # word -> how many prose mentions, counted once per word
-    prose = _blanked(desc, prot)
+    prose = blanked(desc, prot)
     for (k, w), occ in sorted(found.items()):
         sib = _sibling_key(w)
         for x in (w, sib):
@@ -265,13 +266,6 @@ def _usable_groups(desc: str, prot, found: dict[tuple[str, str], list[tuple[int,
         if alts:
             out.append((k, w, occ, alts))
     return out
-
-
-def _blanked(desc: str, spans) -> str:
-    chars = list(desc)
-    for s, e in spans:
-        chars[s:e] = " " * (e - s)
-    return "".join(chars)
 
 
 def _said_already(desc: str, alt: str) -> bool:
