@@ -15,8 +15,8 @@ it was. Each rule is named for the kind of blur it makes (the op's category):
 Blurs of the words the rule judge counts as constraints or meaning words ("integer" -> "value",
 "largest" -> "large") are not made: they take a constraint away, which is under-specification, not
 vagueness (the engine's own constraint words are never edited either). Nor is an index or a position
-dropped ("the nth lucas number" -> "some lucas number", "the rightmost set bit" -> "any set bit"): a blind
-reading of such mutants called each one a deleted constraint (results/lv-fallback-check/).
+dropped ("the nth lucas number" -> "some lucas number", "the rightmost set bit" -> "any set bit"): that
+deletes which member is meant, a constraint, rather than blurring a term.
 
 Every blur replaces words (a cut alone would be US, and the validity check refuses it), every mention of a
 blurred term in the prose changes (or none does), no number changes, and a replacement never names a noun
