@@ -29,10 +29,11 @@ GOAL_S = 120.0
 
 
 def peer(sources: dict[str, str], n: int, workers: int | None) -> None:
-    from specdefects.followtests.quality import QUALITY_BENCHMARKS, build_quality
+    from specdefects.followtests.quality import build_quality
     from specdefects.sources import load_tasks
+    from specdefects.vocabulary import quality_benchmarks
 
-    tasks = [t for b in QUALITY_BENCHMARKS if b in sources for t in load_tasks(b, sources[b])][:n]
+    tasks = [t for b in quality_benchmarks() if b in sources for t in load_tasks(b, sources[b])][:n]
     stats = {}
     for batch in (True, False):
         timings: dict[str, float] = {}

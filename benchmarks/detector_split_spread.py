@@ -4,6 +4,13 @@ stratified (rows split one by one, the study's protocol), or both.
 
     .venv/bin/python benchmarks/detector_split_spread.py DATA [--splits 0,1,2,3,4,5] [--seed 42]
         [--strategy grouped|stratified|both] [--json OUT]
+        [--regime hybrid|probe|lora|full --backbone NAME --epochs N --work DIR]
+
+A backbone regime (``--regime full --backbone minilm``, ``--regime lora --backbone
+qwen2.5-coder-0.5b-instruct``) trains for minutes to hours a split on CPU: give ``--work DIR`` and each
+split trains in its own folder there, checkpointed; a split already scored is read back, and a run
+stopped half-way (Ctrl-C, SIGTERM, a closed session) continues where it stopped when the same command
+is run again.
 
 DATA is a ``specdefects build spec-defects`` folder (the rule-made HumanEval + MBPP build the shipped
 detector learns from: ``--benchmarks humaneval mbpp --llm-store none``). Every split keeps a task's rows
@@ -48,7 +55,15 @@ def main(argv=None) -> int:
     ap.add_argument("--strategy", choices=("grouped", "stratified", "both"), default="grouped",
                     help="how rows are split: grouped by task (default), stratified row by row (the study's), or both")
     ap.add_argument("--json", help="also write the per-split scores to this JSON file")
+    ap.add_argument("--regime", choices=("hybrid", "probe", "lora", "full"), default="hybrid",
+                    help="the detector trained on each split (default hybrid, the shipped recipe)")
+    ap.add_argument("--backbone", help="the backbone of a probe, lora or full regime (a registry name or a folder)")
+    ap.add_argument("--epochs", type=int, help="epochs per split (default: the regime's)")
+    ap.add_argument("--max-length", type=int, default=256, help="tokens read per description (default 256)")
+    ap.add_argument("--work", help="keep each split's training here, so that a stopped run continues")
     args = ap.parse_args(argv)
+    if args.regime != "hybrid" and not args.backbone:
+        ap.error(f"--regime {args.regime} needs --backbone (for example minilm)")
     try:
         splits = [int(x) for x in args.splits.split(",") if x.strip()]
     except ValueError:
@@ -64,38 +79,65 @@ def main(argv=None) -> int:
     features = parts["train"].features
     rows = pd.concat([parts[n].to_pandas() for n in parts], ignore_index=True)
     strategies = ("grouped", "stratified") if args.strategy == "both" else (args.strategy,)
-    out = {"data": str(data), "seed": args.seed}
+    out = {"data": str(data), "seed": args.seed, "regime": args.regime, "backbone": args.backbone}
     for strategy in strategies:
-        scores = {k: _one_split(rows, features, k, strategy, args.seed) for k in splits}
+        scores = {k: _one_split(rows, features, k, strategy, args) for k in splits}
         out[strategy] = {"splits": scores, "summary": _summary(strategy, scores)}
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
     return 0
 
 
-def _one_split(rows, features, k: int, strategy: str, seed: int) -> dict:
+def _one_split(rows, features, k: int, strategy: str, args) -> dict:
+    if not args.work:
+        with tempfile.TemporaryDirectory(prefix="specdefects-split-") as tmp:
+            return _train_and_score(rows, features, k, strategy, args, Path(tmp))
+    work = Path(args.work) / f"{strategy}-split{k}"
+    done = work / "score.json"
+    if done.exists():
+        score = json.loads(done.read_text())
+        _print_score(strategy, k, score, "(read back)")
+        return score
+    work.mkdir(parents=True, exist_ok=True)
+    score = _train_and_score(rows, features, k, strategy, args, work)
+    done.write_text(json.dumps(score, indent=2) + "\n")
+    return score
+
+
+def _train_and_score(rows, features, k: int, strategy: str, args, work: Path) -> dict:
+    import time
+    import zlib
+
     from specdefects.builders.spec_defects import split_validator
     from specdefects.validator.train import TrainConfig, train
 
     split = split_validator(rows["label"].tolist(), rows["uid"].tolist(), seed=k, strategy=strategy)
-    with tempfile.TemporaryDirectory(prefix="specdefects-split-") as tmp:
-        # a folder name of its own: datasets caches a local dataset under its folder's name
-        folder = Path(tmp) / f"split{k}-{Path(tmp).name}"
+    # a folder name of its own: datasets caches a local dataset under its folder's name
+    folder = work / f"split{k}-{strategy}-{zlib.crc32(str(work.resolve()).encode()):08x}"
+    if not (folder / "README.md").exists():
         _write_split(rows, features, split, folder)
-        res = train(TrainConfig(data=str(folder), out=str(Path(tmp) / "train"), regime="hybrid",
-                                seeds=(seed,), publish=False, progress=False))
-        test = rows[[s == "test" for s in split]]
-        names = features["label"].names  # the parquet holds class ids
-        at_point = _at_operating_point(res["model"], test["text"].tolist(), [names[i] for i in test["label"]])
+    started = time.perf_counter()
+    res = train(TrainConfig(data=str(folder), out=str(work / "train"), regime=args.regime, backbone=args.backbone,
+                            epochs=args.epochs, max_length=args.max_length, seeds=(args.seed,), publish=False,
+                            progress=False, resume=bool(args.work)))
+    test = rows[[s == "test" for s in split]]
+    names = features["label"].names  # the parquet holds class ids
+    at_point = _at_operating_point(res["model"], test["text"].tolist(), [names[i] for i in test["label"]])
     t = res["runs"][0]["test"]
     score = {"mcc": round(t["mcc"], 4), "macro_f1": round(t["f1"], 4),
-             "f1": {c: round(v["f1"], 3) for c, v in t.get("per_class", {}).items()}, "operating_point": at_point}
+             "f1": {c: round(v["f1"], 3) for c, v in t.get("per_class", {}).items()}, "operating_point": at_point,
+             "train_and_score_s": round(time.perf_counter() - started, 1)}
+    _print_score(strategy, k, score)
+    return score
+
+
+def _print_score(strategy: str, k: int, score: dict, note: str = "") -> None:
+    at_point = score["operating_point"]
     print(f"{strategy} split {k}: MCC {score['mcc']:.3f}  macro-F1 {score['macro_f1']:.3f}  "
           + "  ".join(f"{c} {v:.2f}" for c, v in score["f1"].items())
           + f" | at the operating point MCC {at_point['mcc']:.3f}, recall "
           + " ".join(f"{c} {v:.2f}" for c, v in at_point["recall"].items())
-          + f", clean flagged {at_point['clean_flagged']:.3f}", flush=True)
-    return score
+          + f", clean flagged {at_point['clean_flagged']:.3f} {note}".rstrip(), flush=True)
 
 
 def _at_operating_point(model: str, texts: list[str], labels: list[str]) -> dict:

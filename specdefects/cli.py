@@ -17,7 +17,7 @@ import sys
 from . import __version__
 from .errors import SpecDefectsError, SpecDefectsInputError
 from .registry import benchmark_types
-from .vocabulary import DEFECT_VARIANTS, listing
+from .vocabulary import defect_codes, listing
 
 
 class UsageError(SpecDefectsInputError):
@@ -47,9 +47,9 @@ def _limits(args):
 
 
 def _run_harness_check(benchmarks: list[str], source: str | None, args, options: dict) -> list:
-    from .builders.common import load_benchmark  # every load failure as one line naming the source
     from .execution import get_sandbox
     from .harness_check import check_benchmark
+    from .sources import load_benchmark  # every load failure as one line naming the source
 
     if args.workers is not None and args.workers < 1:
         raise UsageError("--workers must be at least 1")
@@ -105,13 +105,13 @@ def cmd_demo(args) -> int:
 def cmd_mutate(args) -> int:
     from .builders import mark_changes
     from .builders.cli import check_seed
-    from .defects import MUTATORS, mutate_many
+    from .defects import mutate_many, mutator_codes
     from .defects.cli import select_tasks
     from .defects.judge import judge_rules
     from .files import check_writable_dir, write_jsonl_atomic
 
     check_seed(args.seed)
-    defects = list(MUTATORS) if args.defect == "all" else [args.defect]
+    defects = list(mutator_codes()) if args.defect == "all" else [args.defect]
     out = check_writable_dir(args.out)
     if args.engine == "llm":
         if not args.llm:
@@ -307,13 +307,13 @@ def _add_demo_parser(sub) -> None:
 def _add_mutate_parser(sub) -> None:
     """mutate: one defect type into benchmark tasks, with the changes shown."""
     p = sub.add_parser("mutate", help="inject one defect type into benchmark tasks and show the changes",
-                       description=f"Make {'/'.join(DEFECT_VARIANTS)} mutants of a benchmark's tasks (rule engine or an LLM), write them as "
+                       description=f"Make {'/'.join(defect_codes())} mutants of a benchmark's tasks (rule engine or an LLM), write them as "
                                    "JSON lines (Mutant.to_dict) to OUT/<benchmark>_<defect>_seed<seed>.jsonl (and "
                                    "the skipped tasks with reasons to .skipped.jsonl), and print each description "
                                    "with its changes marked: colours on a terminal, [-deleted-]{+inserted+} "
                                    "otherwise.")
     p.add_argument("--benchmark", required=True, help=listing(benchmark_types()))
-    p.add_argument("--defect", required=True, choices=[*DEFECT_VARIANTS, "all"], help="defect type, or all of them")
+    p.add_argument("--defect", required=True, choices=[*defect_codes(), "all"], help="defect type, or all of them")
     p.add_argument("--engine", default="rules", choices=["rules", "llm"],
                    help="rules (pattern-based, offline) or llm (an instruction model with a compliance loop)")
     p.add_argument("--llm", default=os.environ.get("SPECDEFECTS_LLM"),

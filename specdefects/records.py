@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from .errors import SpecDefectsInputError
-from .registry import CLEAN, LiveSequence, defect_codes
+from .registry import CLEAN, defect_labels  # noqa: F401  (defect_labels: re-exported, the labels of Mutant.defect)
 
 # EvalPlus test values include integers of more than 4,300 digits, which Python's default
 # int<->str cap refuses to parse or print; our literals are data, never evaluated code.
@@ -286,8 +286,6 @@ class ExecResult:
         return cls(**{k: v for k, v in d.items() if k in known})
 
 
-# the rows' labels: clean, then every registered defect code (LV, US, SF; live: see specdefects.registry)
-DEFECTS = LiveSequence(lambda: (CLEAN, *defect_codes()))
 US_CATEGORIES = ("numeric_bound", "ordering", "input_precondition", "output_edge_case", "formula",
                  "error_handling", "output_format")
 
@@ -330,8 +328,8 @@ class Mutant:
     judge: dict[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if self.defect not in DEFECTS:
-            raise RecordError(f"{self.task.task_id}: defect must be one of {DEFECTS}, got {self.defect!r}")
+        if self.defect not in (labels := defect_labels()):
+            raise RecordError(f"{self.task.task_id}: defect must be one of {labels}, got {self.defect!r}")
 
     def to_dict(self) -> dict:
         return {"original": self.original.to_dict(), "task": self.task.to_dict(), "defect": self.defect,

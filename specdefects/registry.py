@@ -1,62 +1,53 @@
 """One record per extension axis: a defect type is a :class:`DefectType`, a source benchmark a
 :class:`BenchmarkType`. Everything else derives from these: the dataset's labels, the lm-eval task
 names and YAML, CLI choices and help, the dataset card, the metric's keys, the report's columns
-and the leaderboard's. Register more at run time (a plugin, a test)::
+and the leaderboard's.
 
-    >>> from specdefects import registry
-    >>> toy = registry.DefectType("XX", "Toy Defect", summary="every word upper-cased",
-    ...                           example="[-sum-]{+SUM+}", mutator=lambda task, seed: ...)
-    >>> with registry.registered(toy):
-    ...     "XX" in registry.defect_codes()
-    True
+The module that implements one registers it with a decorator, the way lm-eval registers a model::
 
-A record names its behaviour by ``"module:attribute"`` (resolved on first use, the way entry points
-are), so this module sits at the bottom of the layering while the mutators live in
-:mod:`specdefects.defects` and the loaders in :mod:`specdefects.sources`; a record registered at
-run time may hold the callables themselves.
+    @registry.defect("LV", "Lexical Vagueness", summary=..., example=...)
+    def mutate(task, seed): ...                     # specdefects/defects/lexical_vagueness.py
 
-Names of this module are read live: :data:`specdefects.vocabulary.DEFECTS` and the other views
-reflect what is registered when they are read, not when they were imported.
+    @registry.defect_rule("LV", "judge")
+    def lv_compliance(mutant): ...                  # specdefects/defects/judge.py
+
+    @registry.benchmark("mbpp", "MBPP", default_source="google-research-datasets/mbpp")
+    def load(source=None, **options): ...           # specdefects/sources/mbpp.py
+
+Look-ups are function calls (:func:`defect_codes`, :func:`defect_type`, :func:`benchmark_types`, ...).
+The first look-up loads every module named in the entry-point groups :data:`ENTRY_POINT_GROUPS`:
+``specdefects`` declares its own packages there (``specdefects.defects``, ``specdefects.sources``),
+and another installed package adds a defect or a benchmark the same way::
+
+    [options.entry_points]
+    specdefects.defects = shout = my_package.shout       # a module that uses @registry.defect
+
+A test registers a record for a ``with`` block (:func:`registered`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
-import importlib
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+import warnings
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from importlib import metadata
 from typing import Any
 
-from .errors import SpecDefectsInputError
+from .errors import SpecDefectsInputError, SpecDefectsRuntimeError
 
 CLEAN = "clean"  # the label of an unmutated row (the detector's fourth class)
-
-
-_REF = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_]\w*)+:[A-Za-z_]\w*")
-
-
-def resolve(ref: Any) -> Any:
-    """``"package.module:attribute"`` -> the attribute; anything else (a callable, plain text) as it is."""
-    if not (isinstance(ref, str) and _REF.fullmatch(ref)):
-        return ref
-    return _import(ref)
+# the entry-point group of each axis this module keeps (sandboxes: specdefects.execution; models: specdefects.models)
+ENTRY_POINT_GROUPS = {"defects": "specdefects.defects", "benchmarks": "specdefects.benchmarks"}
+DEFECT_RULES = ("judge", "validity")  # what defect_rule attaches beside the mutator
 
 
 def _check_behaviour(owner: str, field: str, value: Any) -> None:
-    """A record's behaviour is a callable, a ``"module:attribute"`` reference or absent; anything
-    else would fail only when the first task is mutated or loaded."""
-    if value is None or callable(value) or (isinstance(value, str) and _REF.fullmatch(value)):
-        return
-    raise SpecDefectsInputError(f"{owner}: {field} must be a callable or a 'package.module:attribute' reference, "
-                                f"got {value!r}")
-
-
-@functools.cache
-def _import(ref: str) -> Any:  # mutate() and judge_rules() resolve per item: import once
-    module, _, attr = ref.partition(":")
-    return getattr(importlib.import_module(module), attr)
+    """A record's behaviour is a callable or absent; anything else would fail only when the first
+    task is mutated or loaded."""
+    if value is not None and not callable(value):
+        raise SpecDefectsInputError(f"{owner}: {field} must be a callable, got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -65,29 +56,32 @@ class DefectType:
     lm-eval task suffix), its name, the card's text, and its behaviour. ``mutator``:
     ``(Task, seed) -> Mutant | NotApplicable``; ``judge``: ``Mutant -> {"compliance": 0/1, ...}``
     (the rule judge); ``validity``: ``Mutant -> str | None``, why the row may not enter a dataset (rules
-apart from the engines); ``llm_rules`` the LLM engine's instruction and ``llm_edit`` the form of its
+    apart from the engines); ``llm_rules`` the LLM engine's instruction and ``llm_edit`` the form of its
     reply ("replacements" or "deletion"); ``llm_criterion`` what the LLM judge checks."""
 
     code: str
     name: str
     summary: str = ""
     example: str = ""
-    mutator: Any = None
-    judge: Any = None
+    mutator: Callable | None = None
+    judge: Callable | None = None
     llm_rules: str = ""
     llm_edit: str = "replacements"
     llm_criterion: str = ""
     op_category: str = ""  # what an LLM edit's ops record as their category (a deletion: the constraint's)
     edits_examples: bool = False  # may it change the examples (doctests, sample blocks)? SF's corruption does
     table_order: int = 99  # its column among the defects in the report's tables (the study's Table 4: US, LV, SF)
-    validity: Any = None  # Mutant -> why the row may not enter a dataset, or None (specdefects.defects.validity)
+    validity: Callable | None = None  # Mutant -> why the row may not enter a dataset, or None
 
     def __post_init__(self):
         if not re.fullmatch(r"[A-Z][A-Z0-9]{1,5}", self.code or ""):
             raise SpecDefectsInputError(f"a defect code is 2-6 upper-case letters or digits, got {self.code!r}")
         if self.code.lower() in ("orig", CLEAN):
             raise SpecDefectsInputError(f"{self.code!r} names the clean rows; choose another defect code")
-        for field in ("mutator", "judge", "validity"):
+        if self.llm_edit not in ("replacements", "deletion"):
+            raise SpecDefectsInputError(f"defect {self.code}: llm_edit must be 'replacements' or 'deletion', "
+                                        f"got {self.llm_edit!r}")
+        for field in ("mutator", *DEFECT_RULES):
             _check_behaviour(f"defect {self.code}", field, getattr(self, field))
 
 
@@ -104,8 +98,8 @@ class BenchmarkType:
 
     name: str
     label: str
-    loader: Any = None
-    default_source: Any = ""
+    loader: Callable | None = None
+    default_source: str = ""
     datasets: tuple[str, ...] = ("spec-defects",)
     prompt: str = "function"
     aliases: tuple[str, ...] = ()
@@ -136,6 +130,39 @@ def register(*records: DefectType | BenchmarkType, replace: bool = False) -> Non
         table[key] = r
 
 
+def defect(code: str, name: str, **fields: Any) -> Callable[[Callable], Callable]:
+    """Decorator: register the decorated function as the rule mutator of a new defect type
+    (``fields``: the rest of its :class:`DefectType`)."""
+    def add(mutator: Callable) -> Callable:
+        register(DefectType(code, name, mutator=mutator, **fields))
+        return mutator
+    return add
+
+
+def defect_rule(code: str, kind: str) -> Callable[[Callable], Callable]:
+    """Decorator: attach the decorated function to the registered defect ``code`` as its ``judge``
+    (``Mutant -> {"compliance": 0/1, ...}``) or its ``validity`` rule (``Mutant -> str | None``)."""
+    if kind not in DEFECT_RULES:
+        raise SpecDefectsInputError(f"a defect rule is one of {', '.join(DEFECT_RULES)}, got {kind!r}")
+
+    def attach(fn: Callable) -> Callable:
+        if code not in _DEFECTS:
+            raise SpecDefectsInputError(f"defect {code!r} is not registered yet: register it (@defect) before "
+                                        f"attaching its {kind}")
+        _DEFECTS[code] = replace(_DEFECTS[code], **{kind: fn})
+        return fn
+    return attach
+
+
+def benchmark(name: str, label: str, **fields: Any) -> Callable[[Callable], Callable]:
+    """Decorator: register the decorated function as the loader of a new benchmark
+    (``fields``: the rest of its :class:`BenchmarkType`)."""
+    def add(loader: Callable) -> Callable:
+        register(BenchmarkType(name, label, loader=loader, **fields))
+        return loader
+    return add
+
+
 def unregister(*keys: str) -> None:
     """Remove defect types (by code) or benchmarks (by name)."""
     for k in keys:
@@ -145,6 +172,7 @@ def unregister(*keys: str) -> None:
 @contextlib.contextmanager
 def registered(*records: DefectType | BenchmarkType) -> Iterator[None]:
     """Register ``records`` for the duration of a ``with`` block."""
+    load_entry_points()  # the built-ins first, so the records keep their place after them
     register(*records)
     try:
         yield
@@ -152,16 +180,54 @@ def registered(*records: DefectType | BenchmarkType) -> Iterator[None]:
         unregister(*(r.code if isinstance(r, DefectType) else r.name for r in records))
 
 
+_loaded = False
+
+
+def load_entry_points() -> None:
+    """Import every module of :data:`ENTRY_POINT_GROUPS` once (their decorators register them).
+    One that fails to load is a warning naming it, unless it is specdefects' own."""
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True  # first: a module being loaded may look a name up
+    for group in ENTRY_POINT_GROUPS.values():
+        for ep in sorted(metadata.entry_points(group=group), key=lambda e: (_dist(e) != "specdefects", e.name)):
+            try:
+                ep.load()
+            except Exception as e:
+                if _dist(ep) == "specdefects":
+                    raise
+                warnings.warn(f"the {group} entry point {ep.name!r} ({ep.value}, from {_dist(ep) or '?'}) failed to "
+                              f"load and is left out: {type(e).__name__}: {e}", stacklevel=2)
+    if not _DEFECTS or not _BENCHMARKS:
+        raise SpecDefectsRuntimeError("no defect types or benchmarks are registered: specdefects' entry points are "
+                                      "missing; install the package (pip install -e .) rather than running it from "
+                                      "its folder")
+
+
+def _dist(ep: metadata.EntryPoint) -> str:
+    return ep.dist.name if getattr(ep, "dist", None) is not None else ""
+
+
 def defect_types() -> dict[str, DefectType]:
     """code -> :class:`DefectType`, in registration order (LV, US, SF first)."""
+    load_entry_points()
     return dict(_DEFECTS)
 
 
 def defect_codes() -> tuple[str, ...]:
+    """The registered defect codes, in registration order: LV, US, SF, then any other."""
+    load_entry_points()
     return tuple(_DEFECTS)
 
 
+def defect_labels() -> tuple[str, ...]:
+    """The labels of the dataset's ``defect`` column and the detector's classes: clean, LV, US, SF, ..."""
+    return (CLEAN, *defect_codes())
+
+
 def defect_type(code: str) -> DefectType:
+    load_entry_points()
     try:
         return _DEFECTS[code]
     except (KeyError, TypeError):
@@ -170,143 +236,18 @@ def defect_type(code: str) -> DefectType:
 
 def benchmark_types(dataset: str | None = None) -> dict[str, BenchmarkType]:
     """name -> :class:`BenchmarkType` (``dataset``: only those ``spec-defects`` or ``follow-tests`` draws on)."""
+    load_entry_points()
     return {n: b for n, b in _BENCHMARKS.items() if dataset is None or dataset in b.datasets}
 
 
-class _LiveView:
-    """A read-only view recomputed from the registry on every read: a defect registered later shows
-    up in names imported before it was registered."""
-
-    def __init__(self, compute: Callable[[], Any]):
-        self._compute = compute
-
-    def __getitem__(self, key):
-        return self._compute()[key]
-
-    def __len__(self) -> int:
-        return len(self._compute())
-
-    def __iter__(self):
-        return iter(self._compute())
-
-    def __repr__(self) -> str:
-        return repr(self._compute())
-
-    __hash__ = None  # type: ignore[assignment]
+def benchmark_type(name: str) -> BenchmarkType:
+    load_entry_points()
+    try:
+        return _BENCHMARKS[name]
+    except (KeyError, TypeError):
+        raise SpecDefectsInputError(f"unknown benchmark {name!r}; choose from {', '.join(_BENCHMARKS)}") from None
 
 
-class LiveSequence(_LiveView, Sequence):
-    """A live tuple; compares equal to a tuple or list of the same items."""
-
-    def __contains__(self, x) -> bool:
-        return x in self._compute()
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, (tuple, list, LiveSequence)) and tuple(self) == tuple(other)
-
-
-class LiveMapping(_LiveView, Mapping):
-    """A live dict; compares equal to a mapping of the same items."""
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, Mapping) and dict(self.items()) == dict(other.items())
-
-
-# --------------------------------------------------------------------------- the study's three defects
-
-_D = "specdefects.defects."
-register(
-    DefectType(
-        "LV", "Lexical Vagueness",
-        summary="1-5 task terms are made vaguer: a word or phrase replaced by one of several vaguer alternatives "
-                "drawn by seed (list -> collection/bunch/group), the function or a parameter renamed to a less "
-                "telling name consistently in code, examples and tests; request-frame words alone (\"Write a "
-                "function\", \"Return\") never count, and every constraint, number and sentence stays.",
-        example="Return the [-sum-]{+total+} of the numbers in the [-list-]{+collection+}",
-        mutator=_D + "lexical_vagueness:mutate", judge=_D + "judge:lv_compliance",
-        validity=_D + "validity:lv_violation", table_order=1,
-        op_category="lexical",
-        llm_rules="""Inject LEXICAL VAGUENESS into the task description below: replace 1 to 4 precise words with vaguer ones.
-Rules:
-- Use broader synonyms or hypernyms ("integer" -> "number", "list" -> "collection"), weaker verbs
-  ("sort" -> "arrange", "return" -> "give back") and less specific type words.
-- Do NOT remove any constraint: never replace a number, a bound, an ordering word, a condition or an edge case.
-- Never touch code, identifiers or examples (lines starting with >>>, Input/Output blocks).
-- "old" is a word or short phrase copied exactly from the description; "new" is its vaguer replacement.
-Example: for "Return the sorted list of unique integers." answer
-{"replacements": [{"old": "integers", "new": "numbers"}, {"old": "Return", "new": "Give back"}]}""",
-        llm_criterion="LEXICAL VAGUENESS: precise words replaced by broader synonyms or weaker verbs, informative "
-                      "names or type words made more general, with NO constraint (number, bound, ordering, "
-                      "condition, edge case, error rule) removed and the examples unchanged."),
-    DefectType(
-        "US", "Under-Specification",
-        summary="exactly one constraint (a numeric bound, an ordering, an input precondition, an output edge case, "
-                "a formula, error handling or the output format) is deleted; the rest is unchanged. Never deleted, "
-                "because they are not constraints: implementation hints (\"using regex\"), plain mentions of the "
-                "input (\"in the given list\"), restatements and the request itself; a description with nothing "
-                "else (many one-line MBPP requests) has no US row and is listed with its reason.",
-        example="Return the list sorted[- in ascending order-].",
-        mutator=_D + "under_specification:mutate", judge=_D + "judge:us_compliance",
-        validity=_D + "validity:us_violation", table_order=0,
-        llm_rules="""Inject UNDER-SPECIFICATION into the task description below: delete exactly ONE constraint.
-A constraint restricts what a correct answer is; its category is one of:
-  numeric_bound (a number, size or range limit), ordering (sorted, ascending, first, last...),
-  input_precondition (what the input is guaranteed to be: positive, non-empty...), output_edge_case (what to
-  return in a special case), formula (how a value is computed), error_handling (what to do on bad input),
-  output_format (the type or shape of the answer: a tuple, a string, rounded to 2 decimals...).
-Rules:
-- "deleted" is ONE contiguous piece of the description (a word, phrase, clause or sentence), copied exactly.
-- Never delete: an implementation hint ("using regex", "using lambda function"), a plain mention of the input
-  ("in the given list"), the main request itself, or an example (lines starting with >>>).
-- What remains must still be grammatical.
-Example: for "Write a function to find the first repeated character in a given string." answer
-{"deleted": "first ", "category": "ordering"}""",
-        llm_edit="deletion",
-        llm_criterion="UNDER-SPECIFICATION: exactly ONE constraint (numeric bound, ordering, input precondition, "
-                      "output edge case, formula, error handling or output format) deleted, nothing else changed, "
-                      "examples kept. Deleting an implementation hint (\"using regex\"), a plain mention of the "
-                      "input (\"in the given list\"), a restatement or the request itself is NOT compliant: those "
-                      "are not constraints."),
-    DefectType(
-        "SF", "Syntax/Formatting",
-        summary="visible corruption of form: typos, dropped, doubled or swapped punctuation, broken brackets or "
-                "quotes in the examples (doctests, asserts, sample blocks) and in the signature (only forms that "
-                "still parse where the prompt is executed); every mutant has a visible change in its prose, no "
-                "number or word of data changes.",
-        example="Return the [-number-]{+nubmer+} of vowels[-.-]{+,+}",
-        mutator=_D + "syntax_formatting:mutate", judge=_D + "judge:sf_compliance",
-        validity=_D + "validity:sf_violation", table_order=2,
-        op_category="formatting", edits_examples=True,
-        llm_rules="""Inject SYNTAX/FORMATTING defects into the task description below: corrupt 1 to 4 words or symbols.
-Rules:
-- Typos or letter transpositions inside words ("number" -> "nubmer"), a doubled or missing letter, a corrupted
-  bracket, colon or comma.
-- The meaning must stay the same: every corrupted word stays recognisable; never add or remove words.
-- Never add quote characters (' " `) or backslashes.
-- "old" is a word copied exactly from the description; "new" is its corrupted form.
-Example: for "Return the sum of the list." answer
-{"replacements": [{"old": "sum", "new": "smu"}, {"old": "list.", "new": "list,"}]}""",
-        llm_criterion="SYNTAX/FORMATTING: surface corruptions only (typos, transposed letters, corrupted "
-                      "delimiters, brackets or colons, changed whitespace or indentation, a corrupted example "
-                      "block) with the meaning unchanged and no word added, removed or replaced."),
-)
-
-# --------------------------------------------------------------------------- the source benchmarks
-
-_B = "specdefects.sources."
-register(
-    BenchmarkType("humaneval", "HumanEval", _B + "humaneval:load", _B + "humaneval:DEFAULT_SOURCE", aliases=("he",),
-                  follow_tests_as="humanevalplus"),
-    BenchmarkType("mbpp", "MBPP", _B + "mbpp:load", _B + "mbpp:DEFAULT_SOURCE", follow_tests_as="mbppplus"),
-    # the follow-tests quality experiment mutates references: only the EvalPlus benchmarks have the inputs
-    BenchmarkType("humanevalplus", "HumanEval+", _B + "evalplus:load_humanevalplus",
-                  _B + "evalplus:DEFAULT_SOURCE_HUMANEVALPLUS", datasets=("follow-tests", "follow-tests-quality")),
-    BenchmarkType("mbppplus", "MBPP+", _B + "evalplus:load_mbppplus", _B + "evalplus:DEFAULT_SOURCE_MBPPPLUS",
-                  datasets=("follow-tests", "follow-tests-quality")),
-    BenchmarkType("livecodebench", "LiveCodeBench", _B + "livecodebench:load", _B + "livecodebench:DEFAULT_SOURCE",
-                  datasets=("spec-defects", "follow-tests"), prompt="stdin", aliases=("lcb",), short="LCB",
-                  public_tests_only=True),
-)
-
-__all__ = ["CLEAN", "BenchmarkType", "DefectType", "LiveMapping", "LiveSequence", "benchmark_types", "defect_codes", "defect_type", "defect_types", "register",
-           "registered", "resolve", "unregister"]
+__all__ = ["CLEAN", "ENTRY_POINT_GROUPS", "BenchmarkType", "DefectType", "benchmark", "benchmark_type",
+           "benchmark_types", "defect", "defect_codes", "defect_labels", "defect_rule", "defect_type", "defect_types",
+           "load_entry_points", "register", "registered", "unregister"]

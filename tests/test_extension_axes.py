@@ -1,15 +1,21 @@
-"""Each extension axis is defined once (specdefects.registry): a toy fourth defect and a toy benchmark
-registered at run time reach every consumer (records, vocabulary, mutators, rule judge, CLI, dataset
-build and card, metric, leaderboard, lm-eval names), and no module keeps its own copy of the names."""
+"""Each extension axis is registered once (specdefects.registry): the module that implements a defect
+or a benchmark registers it with a decorator, every consumer looks it up with a function call, and
+another installed package adds one through an entry-point group. A toy fourth defect and a toy
+benchmark reach every consumer (records, vocabulary, mutators, rule judge, CLI, dataset build and
+card, metric, leaderboard, lm-eval names), and no module keeps its own copy of the names."""
 
 import ast
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from specdefects import registry
-from specdefects.records import DEFECTS, Op
+from specdefects.records import Op
+from specdefects.registry import defect_labels
 from specdefects.sources import load_tasks
 
 PKG = Path(__file__).resolve().parents[1] / "specdefects"
@@ -41,30 +47,45 @@ TOY_BENCHMARK = registry.BenchmarkType("toy", "Toy", loader=lambda source=None, 
 def toy():
     with registry.registered(TOY_DEFECT, TOY_BENCHMARK):
         yield
-    assert "XX" not in DEFECTS and "toy" not in registry.benchmark_types()
+    assert "XX" not in defect_labels() and "toy" not in registry.benchmark_types()
 
 
-def test_names_imported_before_registration_see_the_toy(toy):
+def test_look_ups_made_after_registration_see_the_toy(toy):
     from specdefects import vocabulary as v
     from specdefects.leaderboard import results as lb
 
-    assert DEFECTS == ("clean", "LV", "US", "SF", "XX") and v.LABELS[-1] == "XX"
-    assert v.VARIANTS == ("orig", "US", "LV", "SF", "XX") and v.DEFECT_NAMES["XX"] == "Shouted Word"
-    assert "toy" in v.BENCHMARKS and v.BENCHMARK_LABELS["toy"] == "Toy"
+    assert defect_labels() == ("clean", "LV", "US", "SF", "XX")
+    assert v.variants() == ("orig", "US", "LV", "SF", "XX") and v.defect_names()["XX"] == "Shouted Word"
+    assert "toy" in v.benchmarks() and v.benchmark_labels()["toy"] == "Toy"
     assert v.task_name("toy", "xx", "instruct") == "spec_defects_toy_xx_instruct"
     assert v.parse_task_name("spec_defects_toy_xx_instruct") == ("toy", "XX", "instruct")
     assert v.parse_task_name("toy-xx", lenient=True) == ("toy", "XX", "completion")
-    assert {"XX", "ΔXX"} <= set(lb.ROBUSTNESS_COLUMNS)
-    assert [c.dtype for c in lb.ROBUSTNESS_TABLE if c.label == "ΔXX"] == ["number"]
+    assert {"XX", "ΔXX"} <= set(lb.robustness_columns())
+    assert [c.dtype for c in lb.robustness_table() if c.label == "ΔXX"] == ["number"]
+
+
+def test_the_study_defects_register_themselves_where_they_are_implemented():
+    """The records hold the implementing functions themselves: the rule path is visible to imports."""
+    from specdefects.defects import judge, lexical_vagueness, syntax_formatting, under_specification, validity
+    from specdefects.sources import humaneval, livecodebench
+
+    us = registry.defect_type("US")
+    assert us.mutator is under_specification.mutate and us.judge is judge.us_compliance
+    assert us.validity is validity.us_violation and us.llm_edit == "deletion"
+    assert registry.defect_type("LV").mutator is lexical_vagueness.mutate
+    assert registry.defect_type("SF").mutator is syntax_formatting.mutate
+    assert registry.benchmark_type("humaneval").loader is humaneval.load
+    assert registry.benchmark_type("livecodebench").prompt == "stdin" and livecodebench.load is not None
+    assert registry.defect_codes() == ("LV", "US", "SF")  # the dataset's label order
 
 
 def test_the_toy_defect_mutates_judges_and_is_read_back(toy):
-    from specdefects.defects import MUTATORS, mutate_many
+    from specdefects.defects import mutate_many, mutator_codes
     from specdefects.defects.judge import judge_rules
     from specdefects.records import Mutant
 
     tasks = load_tasks("toy")
-    assert len(tasks) == 3 and "XX" in MUTATORS
+    assert len(tasks) == 3 and "XX" in mutator_codes()
     mutants, skipped = mutate_many(tasks, progress=False)  # the default: every registered defect
     toy_mutants = [m for m in mutants if m.defect == "XX"]
     assert len(toy_mutants) == 3 and not [s for s in skipped if s.defect == "XX"]
@@ -108,6 +129,102 @@ def test_a_build_card_metric_and_task_names_carry_the_toy(toy, tmp_path):
     assert got["pass@1"]["XX"] == 0.5 and got["abs_drop"]["XX"] == -0.5
 
     assert {"spec_defects_toy_xx", "spec_defects_toy_orig_instruct"} <= set(all_names()["tasks"])
+
+
+PLUGIN = '''"""A defect and a benchmark of another package, found through specdefects' entry-point groups."""
+from specdefects import registry
+from specdefects.defects import build_mutant
+from specdefects.records import Op
+from specdefects.sources import load_tasks
+
+
+@registry.defect("XX", "Shouted Word", summary="the first word is written in capitals")
+def shout(task, seed):
+    w = task.description.split()[0]
+    i = task.description.index(w)
+    return build_mutant(task, "XX", [Op("shout", "formatting", (i, i + len(w)), w, w.upper())], seed)
+
+
+@registry.defect_rule("XX", "judge")
+def shouted(mutant):
+    return {"compliance": int(mutant.task.description != mutant.original.description)}
+
+
+@registry.benchmark("toy", "Toy", default_source="the first three HumanEval tasks")
+def load(source=None, **options):
+    return load_tasks("humaneval")[:3]
+'''
+
+PLUGIN_PYPROJECT = """[build-system]
+requires = ["setuptools"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "specdefects-toy-plugin"
+version = "0.1"
+
+[project.entry-points."specdefects.defects"]
+toy = "toy_plugin"
+
+[project.entry-points."specdefects.benchmarks"]
+toy = "toy_plugin"
+"""
+
+
+@pytest.fixture(scope="module")
+def installed_plugin(tmp_path_factory):
+    """A real package installed by pip (into its own folder, put on PYTHONPATH: the test venv stays as it is)."""
+    src = tmp_path_factory.mktemp("plugin-src")
+    (src / "toy_plugin").mkdir()
+    (src / "toy_plugin" / "__init__.py").write_text(PLUGIN)
+    (src / "pyproject.toml").write_text(PLUGIN_PYPROJECT)
+    target = tmp_path_factory.mktemp("plugin-site")
+    got = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
+                          "--no-build-isolation", "--target", str(target), str(src)],
+                         capture_output=True, text=True, timeout=300)
+    assert got.returncode == 0, got.stderr
+    assert list(target.glob("specdefects_toy_plugin-0.1.dist-info/entry_points.txt"))
+    return dict(os.environ, PYTHONPATH=str(target))
+
+
+def _specdefects(env, *args, timeout=300):
+    return subprocess.run([sys.executable, "-m", "specdefects.cli", *args], env=env, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def test_an_installed_package_adds_a_defect_and_a_benchmark(installed_plugin, tmp_path):
+    """CLI, dataset and leaderboard see the plugin's defect and benchmark; nothing of it is imported by hand."""
+    env = installed_plugin
+    helped = _specdefects(env, "mutate", "--help")
+    assert helped.returncode == 0 and "XX" in helped.stdout
+    got = _specdefects(env, "mutate", "--benchmark", "toy", "--defect", "XX", "--out", str(tmp_path / "m"))
+    assert got.returncode == 0, got.stderr
+    assert len((tmp_path / "m" / "toy_XX_seed0.jsonl").read_text().splitlines()) == 3
+
+    built = _specdefects(env, "build", "spec-defects", "--benchmarks", "toy", "--out", str(tmp_path / "ds"),
+                         "--no-invariance", "--llm-store", "none", "--json")
+    assert built.returncode == 0, built.stderr
+    assert json.loads(built.stdout)["counts"]["toy"]["XX"] == 3
+    assert "Shouted Word" in (tmp_path / "ds" / "README.md").read_text()
+
+    board = subprocess.run([sys.executable, "-c", "from specdefects.leaderboard import results as r; "
+                            "print(r.robustness_columns()); from specdefects.registry import benchmark_types; "
+                            "print(list(benchmark_types()))"], env=env, capture_output=True, text=True, timeout=120)
+    assert board.returncode == 0, board.stderr
+    assert "ΔXX" in board.stdout and "'toy'" in board.stdout
+
+
+def test_a_plugin_that_fails_to_load_is_named_and_left_out(tmp_path):
+    dist = tmp_path / "broken_plugin-0.1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-plugin\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text("[specdefects.defects]\nbroken = broken_plugin_missing_module\n")
+    env = dict(os.environ, PYTHONPATH=str(tmp_path))
+    got = subprocess.run([sys.executable, "-c", "from specdefects.registry import defect_codes; print(defect_codes())"],
+                         env=env, capture_output=True, text=True, timeout=120)
+    assert got.returncode == 0, got.stderr
+    assert "('LV', 'US', 'SF')" in got.stdout
+    assert "entry point 'broken'" in got.stderr and "broken-plugin" in got.stderr and "ModuleNotFoundError" in got.stderr
 
 
 def _string_literals(node):
@@ -170,7 +287,11 @@ def test_bad_records_are_refused():
     with pytest.raises(SpecDefectsInputError, match="defect ZZ: mutator must be a callable"):
         registry.DefectType("ZZ", "zz", mutator=42)
     with pytest.raises(SpecDefectsInputError, match="defect ZZ: judge must be a callable"):
-        registry.DefectType("ZZ", "zz", judge="not a reference")
+        registry.DefectType("ZZ", "zz", judge="specdefects.defects.judge:us_compliance")  # no more strings
+    with pytest.raises(SpecDefectsInputError, match="'ZZ' is not registered yet"):
+        registry.defect_rule("ZZ", "judge")(lambda m: {})
+    with pytest.raises(SpecDefectsInputError, match="a defect rule is one of judge, validity"):
+        registry.defect_rule("LV", "mutator")
     with pytest.raises(SpecDefectsInputError, match="benchmark toy: loader must be a callable"):
         registry.BenchmarkType("toy", "Toy", loader=["a list"])
 

@@ -280,14 +280,14 @@ def test_the_app_reads_its_columns_from_one_table():
     """A column is one row of the column table: headers, datatypes and the one-decimal formatting the
     app uses all derive from it (no positional list to keep aligned by hand)."""
     from specdefects.leaderboard import app, results
-    for table, headers in ((results.ROBUSTNESS_TABLE, results.ROBUSTNESS_COLUMNS),
+    for table, headers in ((results.robustness_table(), results.robustness_columns()),
                            (results.FOLLOW_TABLE, results.FOLLOW_COLUMNS),
                            (results.DETECTOR_TABLE, results.DETECTOR_COLUMNS)):
         assert [c.label for c in table] == headers
         assert {c.dtype for c in table} <= {"str", "number"}
         assert all(c.dtype == "number" for c in table if c.decimals is not None)
-    assert app.robustness_types() == [c.dtype for c in results.ROBUSTNESS_TABLE]
-    assert app.robustness_types()[results.ROBUSTNESS_COLUMNS.index("ΔUS")] == "number"
+    assert app.robustness_types() == [c.dtype for c in results.robustness_table()]
+    assert app.robustness_types()[results.robustness_columns().index("ΔUS")] == "number"
     assert set(app.FOLLOW_ONE_DECIMAL) == {c.label for c in results.FOLLOW_TABLE if c.decimals == 1}
 
 

@@ -12,8 +12,8 @@ from test_llm import FakeServer, crafted
 
 from specdefects.builders import build_spec_defects
 from specdefects.cli import main
-from specdefects.defects import apply_ops, llm_engine
-from specdefects.defects.llm_runs import dataset_mutants, generate, judge, rules_skipped
+from specdefects.defects import apply_ops, dataset_mutants, llm_engine
+from specdefects.defects.llm_runs import generate, judge, rules_skipped
 from specdefects.defects.llm_store import JudgeStore, MutantStore, StoreError, sha256_text, stored_path
 from specdefects.records import Mutant
 from specdefects.sources import load_tasks

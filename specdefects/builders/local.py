@@ -26,7 +26,7 @@ from pathlib import Path
 
 from .. import __version__, layout
 from ..files import atomic_dir, cache_dir, write_json_atomic
-from ..vocabulary import FOLLOW_BENCHMARKS, QUALITY_BENCHMARKS, listing
+from ..vocabulary import follow_benchmarks, listing, quality_benchmarks
 from .common import FINGERPRINT_FILE, REPORT_FILE, BuildError, write_report
 from .follow_tests import build_follow_tests
 from .spec_defects import build_spec_defects
@@ -47,10 +47,10 @@ def _follow_benchmarks(config: str, benchmark: str | None) -> tuple[str, list[st
         return "families", []
     if config in ("matched", "controls"):  # one build of a benchmark makes both
         if not benchmark:
-            raise BuildError(f"the {config} config needs a benchmark ({listing(FOLLOW_BENCHMARKS, 'or')})")
+            raise BuildError(f"the {config} config needs a benchmark ({listing(follow_benchmarks(), 'or')})")
         return f"matched-{benchmark}", [benchmark]
     if config == "quality":
-        return "quality", list(QUALITY_BENCHMARKS)
+        return "quality", list(quality_benchmarks())
     raise BuildError(f"unknown follow-tests config {config!r}; choose from families, matched, controls, quality")
 
 

@@ -41,16 +41,16 @@ from pathlib import Path
 import numpy as np
 
 from .. import __version__, layout
-from ..defects import judge, surprisal_judge
+from ..defects import dataset_mutants, judge, surprisal_judge
 from ..defects.invariance import check_invariance
-from ..defects.llm_runs import dataset_mutants
 from ..defects.llm_store import STORE_DIR, JudgeStore, MutantStore, StoreError, stored_path
 from ..defects.validity import row_violation
 from ..execution import check_references
 from ..files import atomic_dir
-from ..records import DEFECTS, Mutant, Task, task_features
+from ..records import Mutant, Task, defect_labels, task_features
 from ..sources import RowSkipped
-from ..vocabulary import BENCHMARKS, DEFECT_VARIANTS
+from ..vocabulary import benchmarks as spec_benchmarks
+from ..vocabulary import defect_codes
 from .card import render_card
 from .common import (
     BuildError,
@@ -62,8 +62,6 @@ from .common import (
     write_config,
 )
 
-SPEC_BENCHMARKS = BENCHMARKS
-VARIANT_DEFECTS = DEFECT_VARIANTS
 SPLIT_STRATEGIES = ("grouped", "stratified")
 VALIDATOR_SPLITS = ("train", "validation", "test")
 
@@ -85,7 +83,7 @@ def variant_features():
     feats = dict(task_features())
     feats.update({
         "uid": Value("string"),                 # benchmark/task_id: the group of a task's variants
-        "defect": ClassLabel(names=list(DEFECTS)),
+        "defect": ClassLabel(names=list(defect_labels())),
         "original_description": Value("string"),
         "original_prompt": Value("string"),
         "original_entry_point": Value("string"),
@@ -107,7 +105,7 @@ def validator_features():
     """``datasets.Features`` of the ``validator`` config (SpecValidator's data)."""
     from datasets import ClassLabel, Features, Value  # lazy: as in variant_features
 
-    return Features({"text": Value("string"), "label": ClassLabel(names=list(DEFECTS)),
+    return Features({"text": Value("string"), "label": ClassLabel(names=list(defect_labels())),
                      "uid": Value("string"), "benchmark": Value("string")})
 
 
@@ -124,7 +122,7 @@ def variant_row(mutant: Mutant, invariance: str, llm_judge: dict | None = None) 
     judge = mutant.judge or {}
     row.update({
         "uid": o.uid,
-        "defect": DEFECTS.index(mutant.defect),
+        "defect": defect_labels().index(mutant.defect),
         "original_description": o.description,
         "original_prompt": o.prompt,
         "original_entry_point": o.entry_point,
@@ -266,12 +264,12 @@ class BuildReport:
 # --------------------------------------------------------------------------- build
 
 def make_variants(tasks: list[Task], benchmark: str, seed: int, engine: str, progress: bool,
-                  defects: Iterable[str] = VARIANT_DEFECTS, store: MutantStore | None = None
+                  defects: Iterable[str] | None = None, store: MutantStore | None = None
                   ) -> tuple[list[Mutant], list[Skip]]:
     """Mutants of every task (the rule engine's, and the stored LLM mutant of each pair it skips;
     each judged by :func:`judge_rules`, an LLM mutant keeping its stored LLM scores) and the
     skipped pairs."""
-    mutants, not_applicable = dataset_mutants(tasks, tuple(defects), seed, store, progress=progress)
+    mutants, not_applicable = dataset_mutants(tasks, defect_codes() if defects is None else tuple(defects), seed, store, progress=progress)
     skips = [Skip(benchmark, n.task_id, n.defect, n.reason, "mutate") for n in not_applicable]
     judged: list[Mutant] = []
     for m in mutants:
@@ -533,7 +531,7 @@ def build_spec_defects(out: str | os.PathLike, benchmarks: Sequence[str] = ("hum
     Raises :class:`BuildError` on bad input (a malformed source row is named).
     """
     t_start = time.perf_counter()
-    req = check_request("spec-defects", benchmarks, SPEC_BENCHMARKS, sources, load_options, workers, limit)
+    req = check_request("spec-defects", benchmarks, spec_benchmarks(), sources, load_options, workers, limit)
     _check_options(split_strategy, limit, sample, engine)
     out = check_build_out(out, overwrite)
     store_dir = _store_dir(llm_store)
@@ -559,9 +557,9 @@ def build_spec_defects(out: str | os.PathLike, benchmarks: Sequence[str] = ("hum
         t_inv += time.perf_counter() - t0
         rows_by_bench[b], kept_mutants[b] = _variant_rows(report, b, tasks, mutants, orig_status, mut_status,
                                                           seed, engine, jstore)
-        report.counts[b] = {d: sum(1 for m in kept_mutants[b] if m.defect == d) for d in DEFECTS}
+        report.counts[b] = {d: sum(1 for m in kept_mutants[b] if m.defect == d) for d in defect_labels()}
         report.engines[b] = {d: dict(Counter(m.engine for m in kept_mutants[b] if m.defect == d))
-                             for d in VARIANT_DEFECTS}
+                             for d in defect_codes()}
 
     t0 = time.perf_counter()
     with atomic_dir(out) as tmp:
@@ -586,5 +584,5 @@ def config_files(out: str | os.PathLike, config: str) -> list[Path]:
 def build_configs(out: str | os.PathLike) -> list[str]:
     """Configs present in a build folder (benchmarks first, then validator)."""
     out = Path(out)
-    names = [b for b in SPEC_BENCHMARKS if config_files(out, b)]
+    names = [b for b in spec_benchmarks() if config_files(out, b)]
     return names + (["validator"] if config_files(out, "validator") else [])

@@ -13,8 +13,8 @@ import sys
 from ..errors import SpecDefectsInputError
 from ..files import check_output_file
 from ..llm import LLMClient
-from ..vocabulary import DEFECT_VARIANTS
-from . import MUTATORS
+from ..vocabulary import defect_codes
+from . import SEED_MAX, mutator_codes
 from .llm_store import MutantStore, stored_path
 
 
@@ -25,9 +25,10 @@ class _Usage(SpecDefectsInputError):
 def select_tasks(args) -> list:
     """The tasks of ``--benchmark`` (``--source``) picked by ``--task-id`` and ``--limit``; a
     ValueError names a bad choice (shared with ``specdefects mutate``)."""
-    from ..builders.cli import SEED_MAX
-    from ..builders.common import load_benchmark  # every load failure as one line naming the source
-    from ..sources import available_benchmarks
+    from ..sources import (
+        available_benchmarks,
+        load_benchmark,  # every load failure as one line naming the source
+    )
 
     if not 0 <= args.seed <= SEED_MAX:  # the range build spec-defects takes: the same seed, the same mutants
         raise _Usage(f"--seed must be between 0 and {SEED_MAX} (2**32-1), got {args.seed}")
@@ -60,7 +61,7 @@ def _client(spec: str | None, what: str) -> LLMClient:
 def _cmd_generate(args) -> int:
     from .llm_runs import generate, rules_skipped
 
-    defects = list(MUTATORS) if "all" in args.defects else args.defects
+    defects = list(mutator_codes()) if "all" in args.defects else args.defects
     store = check_output_file(args.store or stored_path("mutants", args.benchmark), "--store")
     tasks = select_tasks(args)
     pairs = rules_skipped(tasks, defects, args.seed) if args.which == "rules-skipped" else \
@@ -83,12 +84,13 @@ def _cmd_generate(args) -> int:
 
 
 def _cmd_judge(args) -> int:
-    from .llm_runs import dataset_mutants, judge
+    from . import dataset_mutants
+    from .llm_runs import judge
 
     store = check_output_file(args.store or stored_path("judge", args.benchmark), "--store")
     tasks = select_tasks(args)
     mstore = None if args.mutants == "none" else MutantStore(args.mutants or stored_path("mutants", args.benchmark))
-    mutants, _ = dataset_mutants(tasks, list(MUTATORS), args.seed, mstore, progress=not args.json)
+    mutants, _ = dataset_mutants(tasks, list(mutator_codes()), args.seed, mstore, progress=not args.json)
     if args.engine != "all":
         mutants = [m for m in mutants if m.engine == args.engine]
     if args.sample is not None:
@@ -106,8 +108,8 @@ def _cmd_surprisal(args) -> int:
     import time
 
     from ..models import resolve_model
+    from . import dataset_mutants
     from . import surprisal_judge as sj
-    from .llm_runs import dataset_mutants
     from .validity import row_violation
 
     store = sj.SurprisalStore(check_output_file(args.store or sj.STORE, "--store"))
@@ -187,7 +189,7 @@ def _add_generate(acts) -> None:
                    help="the mutator: vllm:NAME_OR_PATH or openai:URL[@MODEL] (default $SPECDEFECTS_LLM)")
     g.add_argument("--judge-llm", default="none", metavar="SPEC|same|none",
                    help="the LLM judge gating each candidate (same: the mutator; default none: rule judge only)")
-    g.add_argument("--defects", nargs="+", default=["US"], choices=[*DEFECT_VARIANTS, "all"],
+    g.add_argument("--defects", nargs="+", default=["US"], choices=[*defect_codes(), "all"],
                    help="defect types (default US)")
     g.add_argument("--which", choices=["rules-skipped", "all"], default="rules-skipped",
                    help="rules-skipped: only the pairs the rule engine leaves out (default); all: every pair")

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ..errors import SpecDefectsInputError
 from ..records import Mutant, Task
-from ..vocabulary import DEFECT_VARIANTS
+from ..vocabulary import defect_codes
 
 STORED = Path(__file__).with_name("stored") / "hand_check.csv"
 FIELDS = ("sample_id", "benchmark", "task_id", "defect", "seed", "prompt_sha", "compliant", "natural", "tests_check",
@@ -41,7 +41,7 @@ def prompt_sha(m: Mutant) -> str:
     return hashlib.sha256(m.task.prompt.encode("utf-8")).hexdigest()[:16]
 
 
-def draw(tasks_by_bench: dict[str, Sequence[Task]], defects: Iterable[str] = DEFECT_VARIANTS, per_cell: int = 20,
+def draw(tasks_by_bench: dict[str, Sequence[Task]], defects: Iterable[str] | None = None, per_cell: int = 20,
          seed: int = 0, mutation_seed: int = 0) -> list[tuple[Mutant, dict]]:
     """``per_cell`` mutants per benchmark x defect: tasks taken in a seeded random order, skipping
     those the engine leaves without that defect or whose mutant the row-validity rules refuse (as a
@@ -50,6 +50,7 @@ def draw(tasks_by_bench: dict[str, Sequence[Task]], defects: Iterable[str] = DEF
     from .validity import row_violation
 
     out = []
+    defects = defect_codes() if defects is None else tuple(defects)
     for bench, tasks in tasks_by_bench.items():
         for defect in defects:
             order = list(tasks)

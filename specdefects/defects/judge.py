@@ -37,7 +37,7 @@ from collections import Counter
 
 from ..errors import SpecDefectsInputError
 from ..records import Mutant
-from ..registry import defect_types, resolve
+from ..registry import defect_rule, defect_types
 from ._common import english_words, ident_words
 from .lexical_vagueness import task_identifiers
 from .lexicon import IDENT_FRAME, WEAK_PHRASES, WEAK_TERMS, weak_rename
@@ -186,6 +186,7 @@ def _wrong_sense(m: Mutant) -> bool:
         any(ORDERED.search(op.before) and re.search(r"\bsets?\b", op.after, re.I) for op in prose)
 
 
+@defect_rule("LV", "judge")
 def lv_compliance(m: Mutant) -> dict[str, int]:
     """A lexical change that blurs a task-relevant term, and nothing the task means lost: no
     sentence, number, constraint word or meaning word (:data:`MEANING_WORDS`) gone from the prose
@@ -213,6 +214,7 @@ def _real_word_error(before: str, after: str) -> bool:
     return before != after and before in known and after in known
 
 
+@defect_rule("SF", "judge")
 def sf_compliance(m: Mutant) -> dict[str, int]:
     o, n = m.original.description, m.task.description
     changed = int(o != n)
@@ -465,6 +467,7 @@ def _unknown_letter(m: Mutant, deleted: str) -> bool:
     return any(not re.search(r"(?<![\w'\"])" + x + r"(?![\w'\"])", rest) for x in letters)
 
 
+@defect_rule("US", "judge")
 def us_compliance(m: Mutant) -> dict[str, int]:
     o, n = m.original.description, m.task.description
     # "a positive integer" -> "an integer": the article follows the next word, not a change
@@ -567,7 +570,7 @@ def naturalness(m: Mutant) -> dict[str, int]:
 def judge_rules(mutant: Mutant) -> dict[str, int]:
     """0/1 scores: ``compliance``, ``naturalness`` and the sub-criteria behind them."""
     spec = defect_types().get(mutant.defect)
-    fn = resolve(spec.judge) if spec else None
+    fn = spec.judge if spec else None
     if fn is None:
         raise SpecDefectsInputError(f"no rule judge for defect {mutant.defect!r}")
     out = fn(mutant)

@@ -35,9 +35,11 @@ import re
 from dataclasses import replace
 
 from ..records import Mutant, Op, Task
+from ..registry import defect
 from . import _rename as rn
 from . import _task_rename as tr
 from . import lexical_fallback as fb
+from . import llm_prompts
 from ._common import (
     IDENT_PART,
     NotApplicable,
@@ -70,6 +72,16 @@ DEFECT = "LV"
 MAX_GROUPS = 5
 
 
+@defect("LV", "Lexical Vagueness",
+    summary="1-5 task terms are made vaguer: a word or phrase replaced by one of several vaguer alternatives "
+            "drawn by seed (list -> collection/bunch/group), the function or a parameter renamed to a less "
+            "telling name consistently in code, examples and tests; request-frame words alone (\"Write a "
+            "function\", \"Return\") never count, and every constraint, number and sentence stays.",
+    example="Return the [-sum-]{+total+} of the numbers in the [-list-]{+collection+}",
+    table_order=1,
+    op_category="lexical",
+    llm_rules=llm_prompts.LV_RULES,
+    llm_criterion=llm_prompts.LV_CRITERION)
 def mutate(task: Task, seed: int = 0) -> Mutant | NotApplicable:
     return run_guarded(DEFECT, _mutate, task, seed)
 

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field, replace
 from ..errors import SpecDefectsInputError, SpecDefectsRuntimeError
 from ..llm import LLMClient, json_schema_format
 from ..records import US_CATEGORIES, Mutant, Op, Task
-from ..registry import LiveMapping, defect_types
+from ..registry import defect_types
 from ._common import NotApplicable, Skip, build_mutant, input_problem
 from .judge import judge_rules
 
@@ -95,8 +95,13 @@ def get_client() -> LLMClient:
 SYSTEM = ("You edit the natural-language descriptions of programming tasks to build a benchmark of defective "
           "specifications. You follow the rules exactly and answer with one JSON object only.")
 
-# defect code -> the instruction for one mutant (specdefects.registry.DefectType.llm_rules)
-RULES = LiveMapping(lambda: {c: d.llm_rules for c, d in defect_types().items() if d.llm_rules})
+
+
+def instructions() -> dict[str, str]:
+    """defect code -> the instruction for one mutant (its DefectType's ``llm_rules``; the study's three:
+    :mod:`.llm_prompts`)."""
+    return {c: d.llm_rules for c, d in defect_types().items() if d.llm_rules}
+
 
 SCHEMA_HINT = "Answer with the JSON object only, in the form of the example."
 
@@ -109,12 +114,16 @@ _REPLACEMENTS = {"type": "object", "additionalProperties": False, "required": ["
 _DELETION = {"type": "object", "additionalProperties": False, "required": ["deleted", "category"],
              "properties": {"deleted": _STR, "category": {"type": "string", "enum": list(US_CATEGORIES)}}}
 EDIT_SCHEMAS = {"replacements": _REPLACEMENTS, "deletion": _DELETION}
-REPLY_SCHEMAS = LiveMapping(lambda: {c: EDIT_SCHEMAS[d.llm_edit] for c, d in defect_types().items() if d.llm_rules})
+
+
+def reply_schema(defect: str) -> dict:
+    """The JSON schema of the reply the engine asks for ``defect``: a deletion or replacements."""
+    return EDIT_SCHEMAS[defect_types()[defect].llm_edit]
 
 
 def build_messages(task: Task, defect: str) -> list[dict[str, str]]:
     """The chat messages asking for one ``defect`` mutant of ``task``."""
-    user = f"{RULES[defect]}\n\n{SCHEMA_HINT}\n\nTask description:\n<description>\n{task.description}\n</description>"
+    user = f"{instructions()[defect]}\n\n{SCHEMA_HINT}\n\nTask description:\n<description>\n{task.description}\n</description>"
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 
 
@@ -389,7 +398,7 @@ def _ask(client: LLMClient, pairs: list, temperature: float, max_tokens: int, se
     replies: list[str] = [""] * len(pairs)
     for defect in dict.fromkeys(d for _, d in pairs):
         idx = [k for k, (_, d) in enumerate(pairs) if d == defect]
-        fmt = json_schema_format(f"{defect.lower()}_edit", REPLY_SCHEMAS[defect]) if constrained else None
+        fmt = json_schema_format(f"{defect.lower()}_edit", reply_schema(defect)) if constrained else None
         got = client.chat_many([build_messages(*pairs[k]) for k in idx], temperature=temperature,
                                max_tokens=max_tokens, seed=[seeds[k] for k in idx], response_format=fmt)
         for k, r in zip(idx, got):
@@ -423,14 +432,14 @@ def mutate_batch(pairs, seed: int = 0, client: LLMClient | None = None, tries: i
     attempt); a reply is accepted when the engine checks and the rule judge pass and, with
     ``judge``, the LLM judge scores it compliant. ``on_done(outcome)`` is called as soon as a
     pair is settled (accepted, or rejected ``tries`` times), so a caller can store it.
-    ``constrained``: ask the server for JSON of the defect's :data:`REPLY_SCHEMAS` (structured
+    ``constrained``: ask the server for JSON of the defect's :func:`reply_schema` (structured
     outputs; a server that ignores ``response_format`` still gets a parseable request)."""
     if tries < 1:
         raise SpecDefectsInputError(f"tries must be >= 1, got {tries}")
     pairs = list(pairs)
     for _, d in pairs:
-        if d not in RULES:
-            raise SpecDefectsInputError(f"unknown defect {d!r}; choose from {', '.join(RULES)}")
+        if d not in instructions():
+            raise SpecDefectsInputError(f"unknown defect {d!r}; choose from {', '.join(instructions())}")
     outcomes: list[Outcome | None] = [None] * len(pairs)
 
     def settle(i: int, outcome: Outcome) -> None:
@@ -478,8 +487,8 @@ def mutate(task: Task, defect: str, seed: int = 0, client: LLMClient | None = No
            max_tokens: int | None = None, judge: LLMClient | None = None) -> Mutant | NotApplicable:
     """One ``defect`` (LV/US/SF) mutant of ``task`` written by the LLM, or ``NotApplicable``
     (:func:`mutate_batch` for one pair)."""
-    if defect not in RULES:
-        raise SpecDefectsInputError(f"unknown defect {defect!r}; choose from {', '.join(RULES)}")
+    if defect not in instructions():
+        raise SpecDefectsInputError(f"unknown defect {defect!r}; choose from {', '.join(instructions())}")
     return mutate_batch([(task, defect)], seed=seed, client=client, tries=tries, max_tokens=max_tokens,
                         judge=judge)[0].result
 

@@ -25,7 +25,7 @@ import re
 from ..errors import SpecDefectsInputError
 from ..llm import LLMClient, LLMError, json_schema_format
 from ..records import Mutant
-from ..registry import LiveMapping, defect_types
+from ..registry import defect_types
 
 SCORE_SCHEMA = {"type": "object", "properties": {"score": {"type": "integer", "enum": [0, 1]}},
                 "required": ["score"], "additionalProperties": False}
@@ -47,14 +47,18 @@ def _constraint_kwargs(constrained) -> dict:
         return {"extra_body": {"structured_outputs": {"choice": SCORE_CHOICES}}}
     return {}
 
-# defect code -> what the judge is told the defect is (specdefects.registry.DefectType.llm_criterion)
-DEFECT_RULES = LiveMapping(lambda: {c: d.llm_criterion for c, d in defect_types().items() if d.llm_criterion})
+
+def criteria() -> dict[str, str]:
+    """defect code -> what the judge is told the defect is (its DefectType's ``llm_criterion``; the study's
+    three: :mod:`.llm_prompts`)."""
+    return {c: d.llm_criterion for c, d in defect_types().items() if d.llm_criterion}
+
 
 SYSTEM = "You are a strict annotator of programming task descriptions. Answer with JSON only."
 
 
 def compliance_messages(mutant: Mutant) -> list[dict[str, str]]:
-    user = (f"An original task description was edited to inject this defect:\n{DEFECT_RULES[mutant.defect]}\n\n"
+    user = (f"An original task description was edited to inject this defect:\n{criteria()[mutant.defect]}\n\n"
             f"Original description:\n<<<\n{mutant.original.description}\n>>>\n\n"
             f"Edited description:\n<<<\n{mutant.task.description}\n>>>\n\n"
             'Does the edit comply with the definition above? Answer {"score": 1} if it does, {"score": 0} if not.')
@@ -117,7 +121,7 @@ def judge_llm(mutant: Mutant, client: LLMClient, constrained: str | None = "json
               strict: bool = False) -> dict[str, int | None]:
     """``{"compliance": 0|1, "naturalness": 0|1}``; a score the model never gave in a
     parseable form is ``None`` (``strict``: raise :class:`LLMJudgeError`)."""
-    if mutant.defect not in DEFECT_RULES:
+    if mutant.defect not in criteria():
         raise SpecDefectsInputError(f"no LLM judge for defect {mutant.defect!r}")
     return {"compliance": _score(client, compliance_messages(mutant), constrained, retries, strict, "compliance"),
             "naturalness": _score(client, naturalness_messages(mutant), constrained, retries, strict, "naturalness")}

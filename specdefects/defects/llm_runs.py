@@ -40,31 +40,6 @@ def rules_skipped(tasks: Sequence[Task], defects: Sequence[str], seed: int) -> l
     return [(t, d) for t in tasks for d in defects if isinstance(mutate(t, d, seed=seed), NotApplicable)]
 
 
-def dataset_mutants(tasks: Sequence[Task], defects: Sequence[str], seed: int, store: MutantStore | None,
-                    progress: bool = False) -> tuple[list[Mutant], list[NotApplicable]]:
-    """The dataset's mutants: the rule engine's, and for each pair it leaves out the stored LLM
-    mutant (``store``; None: rules only). A pair neither gives stays ``NotApplicable`` with both
-    reasons. In task-then-defect order."""
-    from . import mutate_many
-
-    mutants, skipped = mutate_many(tasks, defects, seed=seed, progress=progress)
-    if store is None or not skipped:
-        return mutants, skipped
-    by_task = {t.task_id: t for t in tasks}
-    still = []
-    for na in skipped:
-        task = by_task.get(na.task_id)
-        got = store.rebuild(task, na.defect) if task is not None else None
-        if isinstance(got, Mutant):
-            mutants.append(got)
-        else:
-            why = f"rules: {na.reason}" + (f"; {got.reason}" if isinstance(got, NotApplicable) else "")
-            still.append(NotApplicable(na.task_id, na.defect, why))
-    order = {(t.task_id, d): k for k, (t, d) in enumerate((t, d) for t in tasks for d in defects)}
-    mutants.sort(key=lambda m: order[(m.original.task_id, m.defect)])
-    return mutants, still
-
-
 def _chunks(items: list, n: int, progress: bool, desc: str, unit: str):
     """``items`` in chunks of ``n``, with a progress bar over the items when asked."""
     bar = None
@@ -123,4 +98,4 @@ def judge(mutants: Sequence[Mutant], client: LLMClient, store_path, constrained:
             "calls_per_minute": round(120 * len(todo) / wall, 1) if todo and wall else None, "store": str(store.path)}
 
 
-__all__ = ["dataset_mutants", "generate", "judge", "model_provenance", "rules_skipped"]
+__all__ = ["generate", "judge", "model_provenance", "rules_skipped"]

@@ -60,7 +60,7 @@ def prompt_version(*texts: str) -> str:
 
 def engine_prompt_version() -> str:
     from . import llm_engine  # lazy: llm_engine imports the LLM client
-    return prompt_version(llm_engine.SYSTEM, *(llm_engine.RULES[d] for d in sorted(llm_engine.RULES)),
+    return prompt_version(llm_engine.SYSTEM, *(text for _, text in sorted(llm_engine.instructions().items())),
                           llm_engine.SCHEMA_HINT)
 
 
@@ -70,7 +70,7 @@ def judge_prompt_version() -> str:
     from . import llm_judge  # lazy: as above
 
     # the prompts' wording lives in the two message builders' code (they have no docstrings to hash)
-    return prompt_version(llm_judge.SYSTEM, *(llm_judge.DEFECT_RULES[d] for d in sorted(llm_judge.DEFECT_RULES)),
+    return prompt_version(llm_judge.SYSTEM, *(text for _, text in sorted(llm_judge.criteria().items())),
                           inspect.getsource(llm_judge.compliance_messages),
                           inspect.getsource(llm_judge.naturalness_messages))
 

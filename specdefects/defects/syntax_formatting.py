@@ -54,7 +54,9 @@ import re
 from dataclasses import dataclass, replace
 
 from ..records import Mutant, Op, Task
+from ..registry import defect
 from . import _task_rename as tr
+from . import llm_prompts
 from ._common import (
     Skip,
     build_mutant,
@@ -108,6 +110,17 @@ class Edit:
         return self.kind.startswith("code_")
 
 
+@defect("SF", "Syntax/Formatting",
+    summary="visible corruption of form: typos, dropped, doubled or swapped punctuation, broken brackets or "
+            "quotes in the examples (doctests, asserts, sample blocks) and in the signature (only forms that "
+            "still parse where the prompt is executed); every mutant has a visible change in its prose, no "
+            "number or word of data changes.",
+    example="Return the [-number-]{+nubmer+} of vowels[-.-]{+,+}",
+    table_order=2,
+    op_category="formatting",
+    edits_examples=True,
+    llm_rules=llm_prompts.SF_RULES,
+    llm_criterion=llm_prompts.SF_CRITERION)
 def mutate(task: Task, seed: int = 0) -> Mutant:
     return run_guarded(DEFECT, _mutate, task, seed)
 

@@ -67,8 +67,10 @@ from collections import Counter
 from dataclasses import replace
 
 from ..records import US_CATEGORIES, Mutant, Op, Task
+from ..registry import defect
 from . import _rename as rn
 from . import _task_rename as tr
+from . import llm_prompts
 from ._common import (
     NotApplicable,
     Skip,
@@ -423,6 +425,17 @@ PHRASES: list[tuple[str, int, re.Pattern]] = [
 HEADER = re.compile(r"^[ \t]*[A-Z][\w ]{0,30}:?[ \t]*$")
 
 
+@defect("US", "Under-Specification",
+    summary="exactly one constraint (a numeric bound, an ordering, an input precondition, an output edge case, "
+            "a formula, error handling or the output format) is deleted; the rest is unchanged. Never deleted, "
+            "because they are not constraints: implementation hints (\"using regex\"), plain mentions of the "
+            "input (\"in the given list\"), restatements and the request itself; a description with nothing "
+            "else (many one-line MBPP requests) has no US row and is listed with its reason.",
+    example="Return the list sorted[- in ascending order-].",
+    table_order=0,
+    llm_edit="deletion",
+    llm_rules=llm_prompts.US_RULES,
+    llm_criterion=llm_prompts.US_CRITERION)
 def mutate(task: Task, seed: int = 0) -> Mutant | NotApplicable:
     return run_guarded(DEFECT, _mutate, task, seed)
 

@@ -25,7 +25,7 @@ import re
 from collections import Counter
 
 from ..records import US_CATEGORIES, Mutant
-from ..registry import defect_types, resolve
+from ..registry import defect_rule, defect_types
 from ._common import english_words
 
 TOKEN = re.compile(r"\d+(?:\.\d+)?|[A-Za-z_][\w']*|[^\w\s]")
@@ -63,6 +63,7 @@ def _is_misspelling(old: str, new: str) -> bool:
 
 # --------------------------------------------------------------------------- LV
 
+@defect_rule("LV", "validity")
 def lv_violation(mutant: Mutant) -> str | None:
     old, new = mutant.original.description, mutant.task.description
     if old == new:
@@ -82,6 +83,7 @@ def lv_violation(mutant: Mutant) -> str | None:
 
 # --------------------------------------------------------------------------- US
 
+@defect_rule("US", "validity")
 def us_violation(mutant: Mutant) -> str | None:
     old, new = mutant.original.description, mutant.task.description
     category = mutant.task.metadata.get("us_category")
@@ -113,6 +115,7 @@ def _contains(words: list[str], part: list[str]) -> bool:
 
 # --------------------------------------------------------------------------- SF
 
+@defect_rule("SF", "validity")
 def sf_violation(mutant: Mutant) -> str | None:
     old, new = mutant.original.description, mutant.task.description
     if old == new:
@@ -157,5 +160,5 @@ def row_violation(mutant: Mutant) -> str | None:
     if not mutant.task.description.strip():
         return "the mutated description is empty"
     spec = defect_types().get(mutant.defect)
-    check = resolve(spec.validity) if spec is not None and spec.validity else None
+    check = spec.validity if spec is not None else None
     return check(mutant) if check else None

@@ -31,9 +31,8 @@ from typing import Any
 from ..errors import SpecDefectsInputError
 from ..execution import Limits, fill_expected, run_batch, stdout_matches, values_equal
 from ..records import RecordError, Task, TestCase, decode_value, encode_value
-from ..vocabulary import FOLLOW_BENCHMARKS, MATCHED_CONDITIONS
+from ..vocabulary import MATCHED_CONDITIONS
 
-MATCHED_BENCHMARKS = FOLLOW_BENCHMARKS
 MAX_EXAMPLES = 3
 INSTRUCTION = "Return the complete solution in a single ```python code block."
 

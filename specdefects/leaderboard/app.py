@@ -11,23 +11,23 @@ import logging
 import os
 import re
 
+from ..vocabulary import benchmarks as spec_benchmarks
 from .results import (
-    BENCHMARKS,
-    DEFECTS,
     DETECTOR_COLUMNS,
     DETECTOR_TABLE,
     FOLLOW_COLUMNS,
     FOLLOW_TABLE,
     QUEUE_COLUMNS,
-    ROBUSTNESS_COLUMNS,
-    ROBUSTNESS_TABLE,
     SOURCE_LABEL,
+    defects,
     detectors_frame,
     follow_frame,
     heatmap_figure,
     load_board,
     queue_frame,
+    robustness_columns,
     robustness_frame,
+    robustness_table,
     styled,
 )
 from .store import open_store
@@ -45,7 +45,7 @@ def escape_md(text: str) -> str:
 
 def robustness_types() -> list[str]:
     """The robustness table's column dtypes: from its column table, not a list kept aligned by hand."""
-    return [c.dtype for c in ROBUSTNESS_TABLE]
+    return [c.dtype for c in robustness_table()]
 
 
 ABOUT = """
@@ -124,8 +124,8 @@ def _handlers(store, published):
         return _rob(board.robustness if board else [], search, sizes, types, sources, benches)
 
     def _rob(rows, *filters):
-        return styled(robustness_frame(rows, *filters), signed=tuple(f"Δ{d}" for d in DEFECTS),
-                      one_decimal=("Orig", *DEFECTS))
+        return styled(robustness_frame(rows, *filters), signed=tuple(f"Δ{d}" for d in defects()),
+                      one_decimal=("Orig", *defects()))
 
     def submit(model, revision, precision, model_type, chat, submitter):
         try:
@@ -156,12 +156,12 @@ def _robustness_tab(gr):
         with gr.Row():
             search = gr.Textbox(label="Search models", placeholder="e.g. qwen; llama", scale=2,
                                 elem_id="search")
-            benches = gr.CheckboxGroup(list(BENCHMARKS), label="Benchmark")
+            benches = gr.CheckboxGroup(list(spec_benchmarks()), label="Benchmark")
         with gr.Row():
             sizes = gr.CheckboxGroup(["small", "large", "api", "unknown"], label="Model size")
             types = gr.CheckboxGroup(list(MODEL_TYPES), label="Model type")
             sources = gr.CheckboxGroup(list(SOURCE_LABEL.values()), label="Source")
-        rob = gr.Dataframe(headers=list(ROBUSTNESS_COLUMNS),
+        rob = gr.Dataframe(headers=list(robustness_columns()),
                            datatype=robustness_types(), interactive=False,
                            elem_id="robustness-table", label="Pass@1 (%) and signed change vs. Orig (pp)",
                            max_height=700, pinned_columns=1)

@@ -24,17 +24,17 @@ import pandas as pd
 from ..errors import SpecDefectsInputError
 from ..models import is_registered
 from ..models import spec as model_spec
-from ..registry import LiveSequence, benchmark_types
+from ..registry import benchmark_types
 from ..report.runs import ReportWarning, model_name, read_results_file
 from ..report.tables import orig_on_same_tasks
-from ..vocabulary import BENCHMARKS, VARIANTS, parse_task_name
+from ..vocabulary import benchmarks as spec_benchmarks
+from ..vocabulary import parse_task_name, variants
 from .store import _ts
 from .submissions import MODEL_ID, SubmissionError, check_model_id, now_iso
 
 log = logging.getLogger("specdefects.leaderboard")
 
 RESULT_SCHEMA = "specdefects-leaderboard-result/1"
-DEFECTS = LiveSequence(lambda: tuple(VARIANTS[1:]))  # the leaderboard's columns, in Table 4's order: US, LV, SF
 FOLLOW_KEYS = ("switching", "ci_low", "ci_high", "tests_a_adherence", "tests_b_adherence", "explicit_a",
                "explicit_b")
 # the leaderboard's follow-tests columns <- the spec_follow_tests_paired task's metric names
@@ -43,9 +43,12 @@ FOLLOW_METRIC_ALIASES = {"ci_low": ("switching_ci_low",), "ci_high": ("switching
 PUBLISHED_DIR = Path(__file__).resolve().parent / "published"
 SOURCE_LABEL = {"study": "◆ reported in the study", "evaluated": "✔ evaluated here",
                 "self-reported": "⚠ self-reported"}
-SCORED_BENCHMARKS = LiveSequence(lambda: tuple(benchmark_types()))
 MAX_RESULT_BYTES = 20_000_000
 
+
+def defects() -> tuple[str, ...]:
+    """The leaderboard's defect columns, in Table 4's order: US, LV, SF, then any other registered."""
+    return variants()[1:]
 
 def parse_task(name: str) -> tuple[str, str] | None:
     """``spec_defects_humaneval_lv[_instruct]`` -> ("humaneval", "LV"), submissions' looser names
@@ -169,10 +172,10 @@ def parse_result(path: str, raw: bytes) -> dict:
     if s.get("source") not in ("evaluated", "self-reported"):
         s["source"] = "self-reported"
     for bench, vs in s["scores"].items():
-        if bench not in SCORED_BENCHMARKS or not isinstance(vs, dict):
+        if bench not in benchmark_types() or not isinstance(vs, dict):
             raise SpecDefectsInputError(f"unknown benchmark {str(bench)[:40]!r}")
         for var, v in vs.items():
-            if var not in VARIANTS or not isinstance(v, (int, float)) or not (0 <= v <= 100):
+            if var not in variants() or not isinstance(v, (int, float)) or not (0 <= v <= 100):
                 raise SpecDefectsInputError(f"bad score {str(var)[:10]}={str(v)[:20]} for {bench}")
     return s
 
@@ -184,7 +187,7 @@ def _rob_row(model, bench, vals: dict, source: str, tier: str, mtype: str, revis
     its tasks; the "Δ on" column says which (the study's rows: its own, near-complete coverage)."""
     row = {"Model": model, "Benchmark": bench, "Orig": vals.get("orig")}
     basis = []
-    for d in DEFECTS:
+    for d in defects():
         v = vals.get(d)
         row[d] = v
         same = (same_tasks or {}).get(d)
@@ -229,7 +232,7 @@ def load_published(folder: str | Path | None = None, warnings: list[str] | None 
     tiers: dict[str, str] = {}
     for r in rows("spec_defects_pass_at_1.csv"):
         v = num(r.get("pass_at_1"))
-        if v is None or r.get("variant") not in VARIANTS:
+        if v is None or r.get("variant") not in variants():
             continue
         table.setdefault((r["model"], r["benchmark"]), {})[r["variant"]] = v
         tiers[r["model"]] = r.get("tier") or "unknown"
@@ -361,17 +364,22 @@ class Column:
 
 
 NUM = "number"
-# one pair of columns per defect (pass@1, paired drop), in Table 4's order: live, like the vocabulary
-ROBUSTNESS_TABLE = LiveSequence(lambda: (
-    Column("Model", source="the run's model id"), Column("Benchmark", source="spec_defects_<benchmark> task"),
-    Column("Orig", NUM, 1, "pass@1 on the clean rows"),
-    *(c for d in DEFECTS for c in (Column(d, NUM, 1, f"pass@1 on the {d} rows"),
-                                   Column(f"Δ{d}", NUM, 1, f"{d} - Orig on the same tasks (paired)"))),
-    Column("Δ on", source="the basis of the drops: same tasks (N) or the study's unpaired layout"),
-    Column("Size", source="parameter count bucket"), Column("Type", source="the submission's model type"),
-    Column("Source", source="ours (a run here) or the study's published rows"),
-    Column("Revision", source="the model revision evaluated"), Column("Precision", source="the weights' dtype"),
-))
+
+
+def robustness_table() -> tuple[Column, ...]:
+    """The robustness tab's columns: one pair per registered defect (pass@1, paired drop), in Table 4's order."""
+    return (
+        Column("Model", source="the run's model id"), Column("Benchmark", source="spec_defects_<benchmark> task"),
+        Column("Orig", NUM, 1, "pass@1 on the clean rows"),
+        *(c for d in defects() for c in (Column(d, NUM, 1, f"pass@1 on the {d} rows"),
+                                         Column(f"Δ{d}", NUM, 1, f"{d} - Orig on the same tasks (paired)"))),
+        Column("Δ on", source="the basis of the drops: same tasks (N) or the study's unpaired layout"),
+        Column("Size", source="parameter count bucket"), Column("Type", source="the submission's model type"),
+        Column("Source", source="ours (a run here) or the study's published rows"),
+        Column("Revision", source="the model revision evaluated"), Column("Precision", source="the weights' dtype"),
+    )
+
+
 FOLLOW_TABLE = (
     Column("Model"), Column("Switching %", NUM, 1, "paired switching"), Column("95% CI", source="task bootstrap"),
     Column("CI low", NUM, 1, "task bootstrap"), Column("CI high", NUM, 1, "task bootstrap"),
@@ -386,14 +394,17 @@ def labels(table) -> list[str]:
     return [c.label for c in table]
 
 
-ROBUSTNESS_COLUMNS = LiveSequence(lambda: tuple(labels(ROBUSTNESS_TABLE)))
+def robustness_columns() -> list[str]:
+    return labels(robustness_table())
+
+
 FOLLOW_COLUMNS = labels(FOLLOW_TABLE)
 DETECTOR_COLUMNS = labels(DETECTOR_TABLE)
 
 
 def robustness_frame(rows: list[dict], search: str = "", sizes=None, types=None, sources=None,
                      benchmarks=None):
-    df = pd.DataFrame(rows, columns=list(ROBUSTNESS_COLUMNS))
+    df = pd.DataFrame(rows, columns=robustness_columns())
     if search:
         terms = [t.strip().lower() for t in search.split(";") if t.strip()]
         if terms:
@@ -412,13 +423,13 @@ def styled(df, signed=(), one_decimal=()):
     return df.style.format(fmt, na_rep="—")
 
 
-def heatmap_figure(rows: list[dict], benchmarks=BENCHMARKS):
+def heatmap_figure(rows: list[dict], benchmarks=None):
     """Figure 2: Pass@1 drop (percentage points) per model × benchmark/defect."""
     import matplotlib  # lazy: matplotlib loads only when the app draws the figure
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt  # lazy: as above
 
-    cols = [(b, d) for b in benchmarks for d in DEFECTS]
+    cols = [(b, d) for b in (spec_benchmarks() if benchmarks is None else benchmarks) for d in defects()]
     models = []
     for r in rows:
         if r["Model"] not in models:

@@ -28,7 +28,7 @@ from .. import layout
 from ..builders import BuildError
 from ..builders.local import build_command, fingerprint, local_build
 from ..errors import SpecDefectsRuntimeError
-from ..vocabulary import BENCHMARKS, GROUP, VARIANT_DEFECT, task_name
+from ..vocabulary import GROUP, benchmarks, task_name, variant_defect
 from .scoring import process_results, score_completion, score_instruct, score_responses
 
 log = logging.getLogger("specdefects")
@@ -52,11 +52,11 @@ class SpecDefectsDataError(SpecDefectsRuntimeError):
 def all_names() -> dict[str, list[str]]:
     """Every task and group name this package defines: ``{"groups": [...], "tasks": [...]}``."""
     groups, tasks = [GROUP, f"{GROUP}_instruct"], []
-    for v in VARIANT_DEFECT:  # one variant across the benchmarks
+    for v in variant_defect():  # one variant across the benchmarks
         groups += [f"{GROUP}_{v}", f"{GROUP}_{v}_instruct"]
-    for b in BENCHMARKS:
+    for b in benchmarks():
         groups += [f"{GROUP}_{b}", f"{GROUP}_{b}_instruct"]
-        for v in VARIANT_DEFECT:
+        for v in variant_defect():
             tasks += [task_name(b, v), task_name(b, v, "instruct")]
     return {"groups": groups, "tasks": tasks}
 
@@ -170,9 +170,9 @@ def load_variant(benchmark: str = "humaneval", variant: str = "clean", data: str
     :class:`SpecDefectsDataError` with a one-line fix when the data is missing."""
     import datasets  # lazy: as in _read_build_folder
 
-    variant = VARIANT_DEFECT.get(variant, variant)
-    if benchmark not in BENCHMARKS:
-        raise SpecDefectsDataError(f"unknown benchmark {benchmark!r}; choose from {', '.join(BENCHMARKS)}")
+    variant = variant_defect().get(variant, variant)
+    if benchmark not in benchmarks():
+        raise SpecDefectsDataError(f"unknown benchmark {benchmark!r}; choose from {', '.join(benchmarks())}")
     chosen = data or os.environ.get(DATA_ENV)
     src = chosen or HUB_ID
     build_hint = f"build it with `{build_command('spec-defects', benchmark, sources=True)}` and set {DATA_ENV}=DIR"
@@ -247,6 +247,6 @@ def reference_answer(doc: dict, style: str = "completion") -> str:
         return ref
     return f"```python\n{ref.rstrip()}\n```\n"
 
-__all__ = ["HUB_ID", "DATA_ENV", "BENCHMARKS", "VARIANT_DEFECT", "SpecDefectsDataError", "load_variant", "tasks_dir",
+__all__ = ["HUB_ID", "DATA_ENV", "SpecDefectsDataError", "load_variant", "tasks_dir",
            "all_names", "task_name", "doc_to_text_completion", "doc_to_text_instruct", "doc_to_target",
            "reference_answer", "score_responses", "score_completion", "score_instruct", "process_results"]

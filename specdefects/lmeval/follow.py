@@ -39,14 +39,13 @@ from ..execution import answer_failure, score_answers
 from ..followtests.scoring import follows, scoring_task
 from ..metrics import adherence, default_rule, paired_switching
 from ..records import Instance, RecordError, Task, TestCase
-from ..vocabulary import CONTROL_CONDITIONS, FOLLOW_BENCHMARKS, FOLLOW_GROUP, MATCHED_CONDITIONS, QUALITY_SUITES
+from ..vocabulary import CONTROL_CONDITIONS, FOLLOW_GROUP, MATCHED_CONDITIONS, QUALITY_SUITES, follow_benchmarks
 from . import SpecDefectsDataError, load_test_split
 from .scoring import as_json, load_score, score_responses, workers_from_env
 
 HUB_ID = "specdefects/follow-tests"
 DATA_ENV = "SPECDEFECTS_FOLLOW_DATA"
 GROUP = FOLLOW_GROUP
-MATCHED_BENCHMARKS = FOLLOW_BENCHMARKS
 SUITES = QUALITY_SUITES
 PAIRED_METRICS = ("switching", "switching_ci_low", "switching_ci_high", "tests_a_adherence", "tests_b_adherence",
                   "explicit_a_adherence", "explicit_b_adherence", "nl_only_a", "nl_only_b", "inputs_only_a",
@@ -59,11 +58,11 @@ N_BOOT = 5000
 def all_names() -> dict[str, list[str]]:
     """Every task and group name of the follow-tests tasks: ``{"groups": [...], "tasks": [...]}``."""
     tasks = [f"{GROUP}_paired"]
-    tasks += [f"{GROUP}_matched_{b}_{c}" for b in MATCHED_BENCHMARKS for c in MATCHED_CONDITIONS]
-    tasks += [f"{GROUP}_controls_{b}_{c}" for b in MATCHED_BENCHMARKS for c in CONTROL_CONDITIONS]
+    tasks += [f"{GROUP}_matched_{b}_{c}" for b in follow_benchmarks() for c in MATCHED_CONDITIONS]
+    tasks += [f"{GROUP}_controls_{b}_{c}" for b in follow_benchmarks() for c in CONTROL_CONDITIONS]
     tasks += [f"{GROUP}_quality_{s}" for s in SUITES]
     groups = [GROUP, f"{GROUP}_matched", f"{GROUP}_controls", f"{GROUP}_quality"]
-    groups += [f"{GROUP}_matched_{b}" for b in MATCHED_BENCHMARKS] + [f"{GROUP}_controls_{b}" for b in MATCHED_BENCHMARKS]
+    groups += [f"{GROUP}_matched_{b}" for b in follow_benchmarks()] + [f"{GROUP}_controls_{b}" for b in follow_benchmarks()]
     return {"groups": groups, "tasks": tasks}
 
 
@@ -104,8 +103,8 @@ def load_paired(data: str | None = None, revision: str | None = None, **_ignored
 
 def _load_per_benchmark(config: str, conditions: tuple[str, ...], benchmark: str, condition: str,
                         data: str | None, revision: str | None):
-    if benchmark not in MATCHED_BENCHMARKS:
-        raise SpecDefectsDataError(f"unknown benchmark {benchmark!r}; choose from {', '.join(MATCHED_BENCHMARKS)}")
+    if benchmark not in follow_benchmarks():
+        raise SpecDefectsDataError(f"unknown benchmark {benchmark!r}; choose from {', '.join(follow_benchmarks())}")
     if condition not in conditions:
         raise SpecDefectsDataError(f"unknown condition {condition!r}; choose from {', '.join(conditions)}")
     ds, src = _load_config(config, data, revision, benchmark)

@@ -7,13 +7,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import SpecDefectsInputError
-from ..records import DEFECTS
-
-LABELS = DEFECTS  # clean, LV, US, SF
+from ..records import defect_labels
 
 
 def classification_report(y_true: Sequence[Any], y_pred: Sequence[Any],
-                          labels: Sequence[Any] = LABELS) -> dict:
+                          labels: Sequence[Any] | None = None) -> dict:
     """Scores of predicted defect labels against true ones.
 
     Returns ``accuracy``; ``precision``, ``recall``, ``f1``: macro averages over ``labels``
@@ -24,7 +22,7 @@ def classification_report(y_true: Sequence[Any], y_pred: Sequence[Any],
     """
     if isinstance(y_true, (str, bytes)) or isinstance(y_pred, (str, bytes)):
         raise SpecDefectsInputError("y_true and y_pred must be sequences of labels, not strings")
-    yt, yp, labels = list(y_true), list(y_pred), list(labels)
+    yt, yp, labels = list(y_true), list(y_pred), list(defect_labels() if labels is None else labels)
     if len(yt) != len(yp):
         raise SpecDefectsInputError(f"y_true has {len(yt)} labels but y_pred has {len(yp)}")
     if not yt:

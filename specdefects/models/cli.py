@@ -10,7 +10,6 @@ import sys
 
 from . import (
     FORMATS,
-    REGISTRY,
     ModelError,
     gguf_path,
     gguf_problem,
@@ -109,7 +108,7 @@ def add_models_parser(sub) -> None:
                               "--confirm_run_unsafe_code\n"
                               "  .venv-vllm/bin/specdefects models serve qwen2.5-coder-0.5b-instruct --port 8000")
     msub = p.add_subparsers(dest="models_command", metavar="ACTION", required=True)
-    choices = sorted(REGISTRY)
+    choices = sorted(names())
 
     q = msub.add_parser("list", help="registered models and what is prepared")
     q.add_argument("--json", action="store_true")

@@ -19,8 +19,6 @@ from pathlib import Path
 from ..files import write_text_atomic
 from .figures import drop_matrix, heatmap
 from .runs import (
-    BENCHMARKS,
-    VARIANTS,
     ReportError,
     ReportWarning,
     Run,
@@ -104,7 +102,7 @@ def write_report(runs: Sequence[Run], out_dir, n_boot: int = 5000, seed: int = 0
 
 
 __all__ = [
-    "BENCHMARKS", "VARIANTS", "GAP", "Run", "ReportError", "ReportWarning",
+    "GAP", "Run", "ReportError", "ReportWarning",
     "load_runs", "read_results_file", "unused_paths", "REPORT_FILES", "model_name", "parse_task_name",
     "scores_frame", "benchmark_label", "table4", "table4_numeric", "to_markdown", "to_latex",
     "per_task_frame", "paired_drops_frame", "outcome_frame", "outcome_table", "frame_markdown", "drop_matrix", "heatmap", "write_report",

@@ -12,7 +12,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import SpecDefectsInputError
-from .runs import VARIANT_LABELS, Run
+from ..vocabulary import variant_labels
+from .runs import Run
 from .tables import GAP, _frame, _grid, _variants, benchmark_label
 
 
@@ -26,7 +27,7 @@ def drop_matrix(data: Sequence[Run] | pd.DataFrame) -> pd.DataFrame:
     for b in benchmarks:
         label = benchmark_label(data, b)  # "LiveCodeBench (public tests only)" where so scored
         for v in variants:
-            cols.append(f"{label} {VARIANT_LABELS.get(v, v)}")
+            cols.append(f"{label} {variant_labels().get(v, v)}")
     for m in models:
         row = []
         for b in benchmarks:

@@ -15,10 +15,9 @@ from collections.abc import Sequence
 import pandas as pd
 from scipy.stats import fisher_exact
 
-from ..vocabulary import VARIANTS
 from .runs import Run
 
-ORIGINAL = VARIANTS[0]  # "orig"
+ORIGINAL = "orig"  # the clean variant's name (vocabulary.variants()[0])
 
 
 def original_descriptions(runs: Sequence[Run]) -> dict[tuple[str, str], str]:

@@ -33,11 +33,11 @@ from ..metrics import mcnemar_exact, paired_difference, paired_switching
 from ..vocabulary import (
     CONDITION_LABELS,
     CONTROL_CONDITIONS,
-    FOLLOW_BENCHMARK_LABELS,
-    FOLLOW_BENCHMARKS,
     FOLLOW_GROUP,
     MATCHED_CONDITIONS,
     QUALITY_SUITES,
+    follow_benchmark_labels,
+    follow_benchmarks,
 )
 from .runs import (
     ReportError,
@@ -58,12 +58,11 @@ CONDITIONS = MATCHED_CONDITIONS
 CONTROL_DIFFERENCES = (("tests_2", "tests_1"), ("tests_3", "tests_1"), ("assertions_only", "tests_1"),
                        ("shuffled", "tests_3"), ("other_task", "tests_1"))
 SUITES = QUALITY_SUITES
-BENCHMARK_LABELS = FOLLOW_BENCHMARK_LABELS
 
 
 def _task_re(kind: str, part: str, names) -> re.Pattern:
     """``spec_follow_tests_<kind>_[<benchmark>_]<part>`` with the vocabulary's names."""
-    bench = f"(?P<benchmark>{'|'.join(FOLLOW_BENCHMARKS)})_" if kind != "quality" else ""
+    bench = f"(?P<benchmark>{'|'.join(follow_benchmarks())})_" if kind != "quality" else ""
     return re.compile(rf"^{FOLLOW_GROUP}_{kind}_{bench}(?P<{part}>{'|'.join(names)})$")
 
 
@@ -279,10 +278,10 @@ def matched_table(runs: Sequence[FollowRun], n_boot: int = 5000, seed: int = 0) 
             *(f"{CONDITION_LABELS[c]} − NL" for c in CONDITIONS[1:])]
     rows = []
     for r in runs:
-        for b in BENCHMARK_LABELS:
+        for b, label in follow_benchmark_labels().items():
             if not any((b, c) in r.matched for c in CONDITIONS):
                 continue
-            row = {"Model": r.model, "Benchmark": BENCHMARK_LABELS[b]}
+            row = {"Model": r.model, "Benchmark": label}
             for c in CONDITIONS:
                 row[CONDITION_LABELS[c]] = _pct(r.matched.get((b, c)))
             base = r.outcomes.get(("matched", b, "nl_only"), {})
@@ -302,10 +301,10 @@ def controls_table(runs: Sequence[FollowRun], n_boot: int = 5000, seed: int = 0)
     cols = ["Model", "Benchmark", *CONTROL_CONDITIONS, *diffs]
     rows = []
     for r in runs:
-        for b in BENCHMARK_LABELS:
+        for b, label in follow_benchmark_labels().items():
             if not any((b, c) in r.controls for c in CONTROL_CONDITIONS):
                 continue
-            row = {"Model": r.model, "Benchmark": BENCHMARK_LABELS[b]}
+            row = {"Model": r.model, "Benchmark": label}
             row.update({c: _pct(r.controls.get((b, c))) for c in CONTROL_CONDITIONS})
             for (a, base), name in zip(CONTROL_DIFFERENCES, diffs):
                 x, y = r.outcomes.get(("controls", b, base), {}), r.outcomes.get(("controls", b, a), {})

@@ -21,7 +21,7 @@ from pathlib import Path
 from ..errors import SpecDefectsInputError
 from ..models import is_registered
 from ..records import tests_scope
-from ..vocabulary import BENCHMARK_LABELS, BENCHMARKS, VARIANT_LABELS, VARIANTS, normalize_variant, parse_task_name  # noqa: F401  (re-exported)
+from ..vocabulary import normalize_variant, parse_task_name
 
 INSTRUCT_SUFFIX = " (instruct)"  # instruct-style tasks (spec_defects_*_instruct) are a model of their own
 _METRIC = "pass@1"

@@ -20,16 +20,9 @@ import pandas as pd
 
 from ..errors import SpecDefectsInputError
 from ..metrics import drops, mcnemar_exact, paired_drops
-from .runs import (
-    BENCHMARK_LABELS,
-    BENCHMARKS,
-    PUBLIC_ONLY,
-    VARIANT_LABELS,
-    VARIANTS,
-    ReportWarning,
-    Run,
-    normalize_variant,
-)
+from ..vocabulary import benchmark_labels, normalize_variant, variant_labels, variants
+from ..vocabulary import benchmarks as spec_benchmarks
+from .runs import PUBLIC_ONLY, ReportWarning, Run
 
 GAP = "–"  # en dash: a model/benchmark/variant without a result
 LONG_COLUMNS = ["model", "benchmark", "variant", "pass_at_1", "abs_drop", "rel_drop_pct", "stderr", "drop_basis",
@@ -164,8 +157,8 @@ def _order(values, known) -> list:
 
 def _sort(df: pd.DataFrame, models: list[str]) -> pd.DataFrame:
     models = list(dict.fromkeys(models))
-    bench = _order(df["benchmark"], BENCHMARKS)
-    var = _order(df["variant"], VARIANTS)
+    bench = _order(df["benchmark"], spec_benchmarks())
+    var = _order(df["variant"], variants())
     key = df.apply(lambda r: (models.index(r["model"]) if r["model"] in models else len(models),
                               bench.index(r["benchmark"]), var.index(r["variant"])), axis=1)
     return df.iloc[sorted(range(len(df)), key=lambda i: key.iloc[i])].reset_index(drop=True)
@@ -178,14 +171,14 @@ def _frame(data: Sequence[Run] | pd.DataFrame) -> pd.DataFrame:
 def _grid(data) -> tuple[list[str], list[str], dict[tuple[str, str, str], dict]]:
     df = _frame(data)
     models = list(dict.fromkeys(df["model"]))
-    benchmarks = _order(df["benchmark"], BENCHMARKS)
+    benchmarks = _order(df["benchmark"], spec_benchmarks())
     cells = {(r["model"], r["benchmark"], r["variant"]): r for r in df.to_dict("records")}
     return models, benchmarks, cells
 
 
 def _variants(data) -> list[str]:
     df = _frame(data)
-    return list(VARIANTS) + sorted(v for v in set(df["variant"]) if v not in VARIANTS)
+    return list(variants()) + sorted(v for v in set(df["variant"]) if v not in variants())
 
 
 def _fmt(x: float, decimals: int, signed: bool = False) -> str:
@@ -219,7 +212,7 @@ def _cell(rec: dict | None, variant: str, decimals: int, basis: str = PAIRED) ->
 def benchmark_label(data: Sequence[Run] | pd.DataFrame, benchmark: str) -> str:
     """A benchmark's column label: ``LiveCodeBench (public tests only)`` where every cell of it was
     scored on public tests only (pass@1 an upper bound); a note to see ``scores.csv`` where some were."""
-    label = BENCHMARK_LABELS.get(benchmark, benchmark)
+    label = benchmark_labels().get(benchmark, benchmark)
     df = _frame(data)
     if "tests_scope" not in df.columns:
         return label
@@ -243,7 +236,7 @@ def table4(data: Sequence[Run] | pd.DataFrame, decimals: int = 1, basis: str = P
     models, benchmarks, cells = _grid(data)
     variants = _variants(data)
     labels = {b: benchmark_label(data, b) for b in benchmarks}
-    cols = pd.MultiIndex.from_tuples([(labels[b], VARIANT_LABELS.get(v, v))
+    cols = pd.MultiIndex.from_tuples([(labels[b], variant_labels().get(v, v))
                                       for b in benchmarks for v in variants])
     rows = [[_cell(cells.get((m, b, v)), v, decimals, basis) for b in benchmarks for v in variants] for m in models]
     return pd.DataFrame(rows, index=pd.Index(models, name="Model"), columns=cols)
@@ -381,7 +374,7 @@ def outcome_frame(runs: Sequence[Run]) -> pd.DataFrame:
     if not len(df):
         return df
     df["_o"] = df["outcome"].map({o: i for i, o in enumerate(OUTCOME_ORDER)})
-    df["_v"] = df["variant"].map({v: i for i, v in enumerate(VARIANTS)})
+    df["_v"] = df["variant"].map({v: i for i, v in enumerate(variants())})
     df["_m"] = df["model"].map({r.model: i for i, r in enumerate(runs)})
     df = df.sort_values(["_m", "benchmark", "_v", "_o"], kind="stable")
     return df.drop(columns=["_o", "_v", "_m"]).reset_index(drop=True)

@@ -48,10 +48,11 @@ from ..files import atomic_dir, check_output_dir, owned_names, write_json_atomic
 from ..followtests.controls import CONTROL_CONDITIONS
 from ..metrics import cluster_bootstrap_ci
 from ..report.figures import save_figure
-from ..report.follow import BENCHMARK_LABELS, load_follow_runs
 from ..report.follow import CONDITIONS as MATCHED_CONDITIONS
+from ..report.follow import load_follow_runs
 from ..report.runs import ReportWarning, registered_name
 from ..report.tables import GAP, frame_markdown
+from ..vocabulary import follow_benchmark_labels
 from . import RepresentationError
 from .record import load_states
 
@@ -178,7 +179,7 @@ def condition_order(conditions: Iterable[str]) -> list[str]:
 
 
 def benchmark_order(benchmarks: Iterable[str]) -> list[str]:
-    rank = {b: i for i, b in enumerate(BENCHMARK_LABELS)}
+    rank = {b: i for i, b in enumerate(follow_benchmark_labels())}
     return sorted(set(benchmarks), key=lambda b: (rank.get(b, len(rank)), b))
 
 
@@ -513,7 +514,7 @@ def _distance_table(summary: pd.DataFrame, pairs: pd.DataFrame, no_base: pd.Data
 
 def _distance_markdown(t: pd.DataFrame, n_layers: int) -> str:
     md = pd.DataFrame({
-        "Benchmark": [BENCHMARK_LABELS.get(b, b) for b in t["benchmark"]],
+        "Benchmark": [follow_benchmark_labels().get(b, b) for b in t["benchmark"]],
         "Condition": t["condition"],
         f"Distance to NL-only, layers 1–{n_layers} [95% CI]": [
             f"{_num(m)} [{_num(lo)}, {_num(hi)}]" if c != BASE else "0 (reference)"
@@ -546,7 +547,7 @@ def _probe_table(results: Sequence[ProbeResult]) -> pd.DataFrame:
 
 def _probe_markdown(t: pd.DataFrame, fixed_layer: int, folds: int, same: Sequence[dict] = ()) -> str:
     md = pd.DataFrame({
-        "Benchmark": [BENCHMARK_LABELS.get(b, b) for b in t["benchmark"]],
+        "Benchmark": [follow_benchmark_labels().get(b, b) for b in t["benchmark"]],
         "Probe": t["probe"], "Rows": t["n_rows"], "Tasks": t["n_tasks"], "Classes": t["n_classes"],
         "Majority (%)": [_pct(x) for x in t["majority"]],
         f"Acc. L{fixed_layer} (%)": [_pct(x) for x in t["accuracy"]],
@@ -562,7 +563,7 @@ def _probe_markdown(t: pd.DataFrame, fixed_layer: int, folds: int, same: Sequenc
             "looking; the best layer is chosen after the fact on the same folds (by accuracy for the condition probes, "
             "by AUC for success) and is optimistic. Majority: the training fold's most frequent class.\n")
     for sp in same:
-        note += (f"\n{BENCHMARK_LABELS.get(sp['benchmark'], sp['benchmark'])}: {sp['conditions']} are the same prompt "
+        note += (f"\n{follow_benchmark_labels().get(sp['benchmark'], sp['benchmark'])}: {sp['conditions']} are the same prompt "
                  f"(the same tokens) in {sp['n_tasks']} task(s), so their states are identical and no probe separates "
                  "them there.\n")
     return frame_markdown(md) + note
@@ -584,7 +585,7 @@ def distance_figure(by_layer: pd.DataFrame, path: str | os.PathLike, dpi: int = 
             s = sub[sub["condition"] == c].sort_values("layer")
             (line,) = ax.plot(s["layer"], s["mean_distance"], marker=".", label=c)
             ax.fill_between(s["layer"], s["ci_low"], s["ci_high"], color=line.get_color(), alpha=0.15, linewidth=0)
-        ax.set_title(BENCHMARK_LABELS.get(b, b), fontsize=10)
+        ax.set_title(follow_benchmark_labels().get(b, b), fontsize=10)
         ax.set_xlabel("layer (0, the embeddings, is 0 by construction)")
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("cosine distance to NL-only")

@@ -17,32 +17,76 @@ cannot be a task at all with a :class:`RowSkipped` warning (builders record thes
 
 from __future__ import annotations
 
+import gzip
+import warnings
+import zlib
 from typing import Any
 
 from ..errors import SpecDefectsInputError
 from ..records import Task
-from ..registry import LiveMapping, benchmark_types, resolve
+from ..registry import benchmark_type, benchmark_types
+
+# each loader registers itself (registry.benchmark), in this order: the order of --benchmarks and the tables
+# isort: off
+from . import humaneval, mbpp, evalplus, livecodebench  # noqa: F401
+# isort: on
 from ._common import RowSkipped
 
-# name -> loader, and name -> its default source (for help texts and cards), from the registry
-BENCHMARKS = LiveMapping(lambda: {n: resolve(b.loader) for n, b in benchmark_types().items()})
-DEFAULT_SOURCES = LiveMapping(lambda: {n: resolve(b.default_source) for n, b in benchmark_types().items()})
+
+class SourceError(SpecDefectsInputError):
+    """A benchmark that cannot be loaded (unreadable, truncated or malformed source, unreachable Hub): one line."""
 
 
 def available_benchmarks() -> list[str]:
     """Names accepted by :func:`load_tasks`."""
-    return sorted(BENCHMARKS)
+    return sorted(benchmark_types())
+
+
+def default_source(benchmark: str) -> str:
+    """Where ``benchmark`` is read from when no source is given (help texts and cards)."""
+    return benchmark_type(benchmark).default_source
 
 
 def load_tasks(benchmark: str, source: Any = None, **options: Any) -> list[Task]:
     """Tasks of ``benchmark`` from ``source`` (``None`` = its default source)."""
     key = benchmark.strip().lower() if isinstance(benchmark, str) else benchmark
     try:
-        loader = BENCHMARKS[key]
+        loader = benchmark_types()[key].loader
     except (KeyError, TypeError):
         raise SpecDefectsInputError(f"unknown benchmark {benchmark!r}; available: {', '.join(available_benchmarks())}") \
             from None
     return loader(source, **options)
 
 
-__all__ = ["BENCHMARKS", "DEFAULT_SOURCES", "RowSkipped", "available_benchmarks", "load_tasks"]
+def load_benchmark(benchmark: str, source: str | None, options: dict,
+                   skipped: list[RowSkipped] | None = None) -> list[Task]:
+    """One benchmark's tasks, as :func:`load_tasks` reads them; every failure is a one-line
+    :class:`SourceError` naming the benchmark and the source (what a command prints).
+    ``skipped``, when given, receives the rows a lenient loader left out (:class:`RowSkipped`)
+    instead of their warnings."""
+    try:
+        if skipped is None:
+            return load_tasks(benchmark, source, **options)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", RowSkipped)
+            tasks = load_tasks(benchmark, source, **options)
+        for w in caught:
+            if isinstance(w.message, RowSkipped):
+                skipped.append(w.message)
+            else:  # not ours to swallow
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        return tasks
+    except (EOFError, zlib.error, gzip.BadGzipFile) as e:  # BadGzipFile: an OSError, said better here
+        raise SourceError(f"{benchmark}: cannot read {source or 'the default source'}: a truncated or corrupted "
+                         f"compressed file ({e})") from None
+    except (FileNotFoundError, OSError) as e:
+        raise SourceError(f"{benchmark}: cannot read {source or 'the default source'}: {e}") from None
+    except ValueError as e:  # RecordError included: it names the row
+        raise SourceError(f"{benchmark}: {e}") from None
+    except Exception as e:  # network / Hub errors: one line
+        raise SourceError(f"{benchmark}: could not load {source or 'the default source'} "
+                         f"({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}); "
+                         f"pass --source {benchmark}=PATH for a local copy") from None
+
+
+__all__ = ["RowSkipped", "SourceError", "available_benchmarks", "default_source", "load_benchmark", "load_tasks"]

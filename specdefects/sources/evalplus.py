@@ -34,6 +34,7 @@ from typing import Any
 
 from ..errors import SpecDefectsInputError
 from ..records import RecordError, Task, TestCase, decode_value, encode_value
+from ..registry import benchmark
 from . import humaneval as _he
 from . import mbpp as _mbpp
 from ._common import Row, hub_rows, is_local, literal_assignment, read_local, require, require_str_list, row_error
@@ -57,6 +58,9 @@ MBPP_HUB_FIELDS = {"task_id": (int, str), "code": str, "prompt": str, "test_list
 
 # --------------------------------------------------------------------------- loaders
 
+# the follow-tests quality experiment mutates references: only the EvalPlus benchmarks have the inputs
+@benchmark("humanevalplus", "HumanEval+", default_source=DEFAULT_SOURCE_HUMANEVALPLUS,
+           datasets=("follow-tests", "follow-tests-quality"))
 def load_humanevalplus(source: Any = None, *, revision: str | None = DEFAULT_REVISION,
                        split: str = HUB_SPLIT) -> list[Task]:
     """HumanEval+ tasks (164)."""
@@ -65,6 +69,7 @@ def load_humanevalplus(source: Any = None, *, revision: str | None = DEFAULT_REV
     return [convert_humanevalplus_row(r, label) for r in rows]
 
 
+@benchmark("mbppplus", "MBPP+", default_source=DEFAULT_SOURCE_MBPPPLUS, datasets=("follow-tests", "follow-tests-quality"))
 def load_mbppplus(source: Any = None, *, revision: str | None = DEFAULT_REVISION,
                   split: str = HUB_SPLIT) -> list[Task]:
     """MBPP+ tasks (378)."""

@@ -28,6 +28,7 @@ from typing import Any
 
 from ..errors import SpecDefectsInputError
 from ..records import Task, TestCase
+from ..registry import benchmark
 from ._common import (
     Row,
     char_offset,
@@ -76,6 +77,7 @@ def default_source_path() -> Path:
     return Path(str(ref))
 
 
+@benchmark("humaneval", "HumanEval", default_source=DEFAULT_SOURCE, aliases=("he",), follow_tests_as="humanevalplus")
 def load(source: Any = None, *, revision: str | None = DEFAULT_REVISION, split: str = HUB_SPLIT) -> list[Task]:
     """HumanEval tasks (164 from the default source)."""
     if source is None:

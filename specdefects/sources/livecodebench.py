@@ -85,6 +85,7 @@ from typing import Any
 
 from ..errors import SpecDefectsInputError
 from ..records import RecordError, Task, TestCase, encode_value
+from ..registry import benchmark
 from ._common import (
     Row,
     RowSkipped,
@@ -159,6 +160,8 @@ def version_files(version: str) -> list[str]:
 
 # --------------------------------------------------------------------------- loading
 
+@benchmark("livecodebench", "LiveCodeBench", default_source=DEFAULT_SOURCE, datasets=("spec-defects", "follow-tests"),
+           prompt="stdin", aliases=("lcb",), short="LCB", public_tests_only=True)
 def load(source: Any = None, *, version: str = DEFAULT_VERSION, revision: str | None = DEFAULT_REVISION,
          include_private: bool = True) -> list[Task]:
     """LiveCodeBench tasks of ``version`` (1055 for release_v6; 175 for v6)."""

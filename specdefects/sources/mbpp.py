@@ -25,6 +25,7 @@ import builtins
 from typing import Any
 
 from ..records import RecordError, Task, TestCase
+from ..registry import benchmark
 from ._common import (
     Row,
     called_names,
@@ -49,6 +50,7 @@ ROW_FIELDS = {"task_id": int, "text": str, "code": str, "test_setup_code": str, 
 TESTS_HEADER = "\nYour code should pass these tests:\n\n"
 
 
+@benchmark("mbpp", "MBPP", default_source=DEFAULT_SOURCE, follow_tests_as="mbppplus")
 def load(source: Any = None, *, revision: str | None = DEFAULT_REVISION, config: str = HUB_CONFIG,
          splits: tuple[str, ...] = HUB_SPLITS) -> list[Task]:
     """MBPP tasks sorted by task id (974 for the full set)."""

@@ -33,8 +33,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from .detector_folder import LABEL2ID, LABELS, META_FILE, clip, read_detector_config, read_meta
 from .errors import ValidatorError
-from .model import LABEL2ID, LABELS, META_FILE, clip
 
 HYBRID_FILE = "hybrid.json"
 ARRAYS_FILE = "hybrid.npz"
@@ -300,7 +300,6 @@ class HybridDetector:
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> HybridDetector:
-        from .model import read_detector_config, read_meta
         t0 = time.perf_counter()
         read_detector_config(path)  # absent is fine (the arrays hold the labels); broken is an error
         d = cls(HybridModel.load(path), str(path), read_meta(path))

