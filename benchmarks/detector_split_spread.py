@@ -99,8 +99,10 @@ def _one_split(rows, features, k: int, strategy: str, args) -> dict:
         _print_score(strategy, k, score, "(read back)")
         return score
     work.mkdir(parents=True, exist_ok=True)
+    from specdefects.files import write_json_atomic
+
     score = _train_and_score(rows, features, k, strategy, args, work)
-    done.write_text(json.dumps(score, indent=2) + "\n")
+    write_json_atomic(done, score)  # whole or absent: a half-written score would be read back as done
     return score
 
 

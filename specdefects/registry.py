@@ -130,13 +130,18 @@ def register(*records: DefectType | BenchmarkType, replace: bool = False) -> Non
         table[key] = r
 
 
+def _registering(record_of: Callable[[Callable], DefectType | BenchmarkType]) -> Callable[[Callable], Callable]:
+    """A decorator that registers the record ``record_of`` makes of the decorated function, and returns it."""
+    def add(fn: Callable) -> Callable:
+        register(record_of(fn))
+        return fn
+    return add
+
+
 def defect(code: str, name: str, **fields: Any) -> Callable[[Callable], Callable]:
     """Decorator: register the decorated function as the rule mutator of a new defect type
     (``fields``: the rest of its :class:`DefectType`)."""
-    def add(mutator: Callable) -> Callable:
-        register(DefectType(code, name, mutator=mutator, **fields))
-        return mutator
-    return add
+    return _registering(lambda mutator: DefectType(code, name, mutator=mutator, **fields))
 
 
 def defect_rule(code: str, kind: str) -> Callable[[Callable], Callable]:
@@ -157,10 +162,7 @@ def defect_rule(code: str, kind: str) -> Callable[[Callable], Callable]:
 def benchmark(name: str, label: str, **fields: Any) -> Callable[[Callable], Callable]:
     """Decorator: register the decorated function as the loader of a new benchmark
     (``fields``: the rest of its :class:`BenchmarkType`)."""
-    def add(loader: Callable) -> Callable:
-        register(BenchmarkType(name, label, loader=loader, **fields))
-        return loader
-    return add
+    return _registering(lambda loader: BenchmarkType(name, label, loader=loader, **fields))
 
 
 def unregister(*keys: str) -> None:
@@ -191,18 +193,29 @@ def load_entry_points() -> None:
         return
     _loaded = True  # first: a module being loaded may look a name up
     for group in ENTRY_POINT_GROUPS.values():
-        for ep in sorted(metadata.entry_points(group=group), key=lambda e: (_dist(e) != "specdefects", e.name)):
-            try:
-                ep.load()
-            except Exception as e:
-                if _dist(ep) == "specdefects":
-                    raise
-                warnings.warn(f"the {group} entry point {ep.name!r} ({ep.value}, from {_dist(ep) or '?'}) failed to "
-                              f"load and is left out: {type(e).__name__}: {e}", stacklevel=2)
+        load_entry_point_group(group)  # loading the module is what registers it
     if not _DEFECTS or not _BENCHMARKS:
         raise SpecDefectsRuntimeError("no defect types or benchmarks are registered: specdefects' entry points are "
                                       "missing; install the package (pip install -e .) rather than running it from "
                                       "its folder")
+
+
+def load_entry_point_group(group: str, use: Callable[[Any, str], None] = lambda obj, name: None,
+                           what: str = "") -> None:
+    """Load every entry point of ``group`` (specdefects' own first) and hand what each names, with the
+    entry point's name, to ``use``. Every axis loads its plugins here (defects and benchmarks above,
+    :mod:`specdefects.models`, the sandbox providers). One of another package that fails, to load or in
+    ``use``, is a warning naming it (``what``: how to call it) and its distribution, and the rest goes
+    on; specdefects' own failing is an error."""
+    what = what or f"the {group} entry point"
+    for ep in sorted(metadata.entry_points(group=group), key=lambda e: (_dist(e) != "specdefects", e.name)):
+        try:
+            use(ep.load(), ep.name)
+        except Exception as e:
+            if _dist(ep) == "specdefects":
+                raise
+            warnings.warn(f"{what} {ep.name!r} ({ep.value}, from {_dist(ep) or '?'}) does not load and is left out: "
+                          f"{type(e).__name__}: {e}", stacklevel=3)
 
 
 def _dist(ep: metadata.EntryPoint) -> str:
@@ -250,4 +263,4 @@ def benchmark_type(name: str) -> BenchmarkType:
 
 __all__ = ["CLEAN", "ENTRY_POINT_GROUPS", "BenchmarkType", "DefectType", "benchmark", "benchmark_type",
            "benchmark_types", "defect", "defect_codes", "defect_labels", "defect_rule", "defect_type", "defect_types",
-           "load_entry_points", "register", "registered", "unregister"]
+           "load_entry_point_group", "load_entry_points", "register", "registered", "unregister"]

@@ -75,7 +75,8 @@ def test_the_study_defects_register_themselves_where_they_are_implemented():
     assert registry.defect_type("LV").mutator is lexical_vagueness.mutate
     assert registry.defect_type("SF").mutator is syntax_formatting.mutate
     assert registry.benchmark_type("humaneval").loader is humaneval.load
-    assert registry.benchmark_type("livecodebench").prompt == "stdin" and livecodebench.load is not None
+    lcb = registry.benchmark_type("livecodebench")
+    assert lcb.loader is livecodebench.load and lcb.prompt == "stdin"
     assert registry.defect_codes() == ("LV", "US", "SF")  # the dataset's label order
 
 

@@ -269,7 +269,7 @@ def make_variants(tasks: list[Task], benchmark: str, seed: int, engine: str, pro
     """Mutants of every task (the rule engine's, and the stored LLM mutant of each pair it skips;
     each judged by :func:`judge_rules`, an LLM mutant keeping its stored LLM scores) and the
     skipped pairs."""
-    mutants, not_applicable = dataset_mutants(tasks, defect_codes() if defects is None else tuple(defects), seed, store, progress=progress)
+    mutants, not_applicable = dataset_mutants(tasks, defects, seed, store, progress=progress)
     skips = [Skip(benchmark, n.task_id, n.defect, n.reason, "mutate") for n in not_applicable]
     judged: list[Mutant] = []
     for m in mutants:

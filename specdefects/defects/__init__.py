@@ -91,12 +91,13 @@ def mutate_many(tasks: Iterable[Task], defects: Iterable[str] | None = None, see
     return mutants, skipped
 
 
-def dataset_mutants(tasks: Sequence[Task], defects: Sequence[str], seed: int, stored=None,
+def dataset_mutants(tasks: Sequence[Task], defects: Sequence[str] | None, seed: int, stored=None,
                     progress: bool = False) -> tuple[list[Mutant], list[NotApplicable]]:
     """The dataset's mutants: the rule engine's, and for each pair it leaves out the LLM mutant
     ``stored`` holds (a :class:`~.llm_store.MutantStore`, or anything with its ``rebuild(task, defect)``;
     None: rules only). A pair neither gives stays ``NotApplicable`` with both reasons. In
-    task-then-defect order."""
+    task-then-defect order; ``defects`` None: every defect with a rule mutator."""
+    defects = mutator_codes() if defects is None else tuple(defects)
     mutants, skipped = mutate_many(tasks, defects, seed=seed, progress=progress)
     if stored is None or not skipped:
         return mutants, skipped
@@ -115,5 +116,5 @@ def dataset_mutants(tasks: Sequence[Task], defects: Sequence[str], seed: int, st
     return mutants, still
 
 
-__all__ = ["SEED_MAX", "NotApplicable", "apply_ops", "build_mutant", "dataset_mutants", "is_prompt_op", "mutate", "mutate_many", "mutator",
-           "mutator_codes"]
+__all__ = ["SEED_MAX", "NotApplicable", "apply_ops", "build_mutant", "dataset_mutants", "is_prompt_op", "mutate",
+           "mutate_many", "mutator", "mutator_codes"]

@@ -29,6 +29,7 @@ pinned version into a temporary folder.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import importlib.metadata as md
 import importlib.util
@@ -39,7 +40,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import warnings
 import zipfile
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
@@ -53,6 +53,7 @@ from ..files import (  # noqa: F401  (cache_dir is part of this module's interfa
     cache_dir,
     write_json_atomic,
 )
+from ..registry import load_entry_point_group
 
 WHEELS_ENV = "SPECDEFECTS_WHEELS"
 MANIFEST = "specdefects-model.json"
@@ -150,7 +151,6 @@ _SHIPPED = (
 
 _REGISTRY: dict[str, ModelSpec] = {}
 ENTRY_POINT_GROUP = "specdefects.models"  # name = "package.module:SPEC", a ModelSpec another package ships
-_loaded_entry_points = False
 
 
 def register_model(model: ModelSpec, replace: bool = False) -> ModelSpec:
@@ -171,20 +171,10 @@ for _model in _SHIPPED:
     register_model(_model)
 
 
+@functools.cache  # once: on the first look-up
 def _load_entry_points() -> None:
-    """The ModelSpecs other installed packages declare in :data:`ENTRY_POINT_GROUP`, once; one that fails
-    to load is a warning naming it."""
-    global _loaded_entry_points
-    if _loaded_entry_points:
-        return
-    _loaded_entry_points = True
-    from importlib.metadata import entry_points  # lazy: only on the first look-up
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        try:
-            register_model(ep.load())
-        except Exception as e:  # a broken third-party package must not hide the models that work
-            warnings.warn(f"the {ENTRY_POINT_GROUP} entry point {ep.name!r} ({ep.value}) is left out: "
-                          f"{type(e).__name__}: {e}", stacklevel=2)
+    """The ModelSpecs other installed packages declare in :data:`ENTRY_POINT_GROUP`."""
+    load_entry_point_group(ENTRY_POINT_GROUP, lambda model, name: register_model(model), what="model")
 
 
 def names() -> list[str]:
@@ -533,6 +523,7 @@ def remove(name: str) -> list[str]:
     return gone
 
 
-__all__ = ["ENTRY_POINT_GROUP", "ModelSpec", "register_model", "unregister_model", "Part", "ModelError", "names", "spec", "is_registered", "cache_dir",
+__all__ = ["ENTRY_POINT_GROUP", "ModelSpec", "register_model", "unregister_model", "Part", "ModelError", "names",
+           "spec", "is_registered", "cache_dir",
            "gguf_path", "hf_path", "status", "gguf_problem", "prepare", "prepare_gguf", "prepare_hf", "verify_gguf",
            "resolve_model", "vllm_server_command", "vllm_is_cpu_build", "remove", "sha256_of"]

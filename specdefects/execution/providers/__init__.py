@@ -4,44 +4,32 @@ Every module here is imported (in name order) and registers its class with
 ``@register("name")`` from :mod:`specdefects.execution.base`; adding a provider is adding
 a file.  A provider that lives in another package registers through the entry-point group
 ``specdefects.sandboxes`` (``name = "package.module:ProviderClass"``), loaded here too.
-Module level stays stdlib-only (the CLI imports this package to list ``--sandbox``
-choices): a provider's heavy client library is imported where it is used.
+Module level imports only the standard library and the light registry (the CLI imports this
+package to list ``--sandbox`` choices): a provider's heavy client library is imported where it
+is used.
 """
 
 import importlib
-import logging
 import pkgutil
-from importlib.metadata import entry_points
 
+from ...registry import load_entry_point_group
 from ..base import PROVIDERS, Sandbox
 
 ENTRY_POINT_GROUP = "specdefects.sandboxes"
-log = logging.getLogger(__name__)
 
 for _mod in sorted(m.name for m in pkgutil.iter_modules(__path__)):
     importlib.import_module(f"{__name__}.{_mod}")
 
 
-def load_entry_points() -> list[str]:
-    """Register the providers other installed packages declare in ``specdefects.sandboxes``; an entry
-    point that fails to load, or names no Sandbox subclass, is skipped with a warning (it must not break
-    the providers that work). Returns the names added."""
-    added = []
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        if ep.name in PROVIDERS:
-            continue
-        try:
-            cls = ep.load()
-        except Exception as e:  # a broken third-party package: say so, keep the others
-            log.warning("sandbox provider %r (%s) does not load: %s", ep.name, ep.value, e)
-            continue
-        if not (isinstance(cls, type) and issubclass(cls, Sandbox)):
-            log.warning("sandbox provider %r (%s) is not a Sandbox subclass", ep.name, ep.value)
-            continue
-        cls.name = ep.name
-        PROVIDERS[ep.name] = cls
-        added.append(ep.name)
-    return added
+def _add_provider(cls, name: str) -> None:
+    if name in PROVIDERS:  # a name of ours (or an earlier plugin's) is not taken over
+        return
+    if not (isinstance(cls, type) and issubclass(cls, Sandbox)):
+        raise TypeError(f"{cls!r} is not a Sandbox subclass")
+    cls.name = name
+    PROVIDERS[name] = cls
 
 
-load_entry_points()
+# the providers other installed packages declare; one that does not load, or is no Sandbox subclass, is a
+# warning naming it (it must not break the providers that work)
+load_entry_point_group(ENTRY_POINT_GROUP, _add_provider, what="sandbox provider")
