@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import os
 import stat
@@ -462,10 +463,35 @@ def sigterm_as_interrupt():
         return
     _handler_pid, _terminating = os.getpid(), False
     previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    previous_hook = sys.unraisablehook
+    sys.unraisablehook = functools.partial(_redeliver_lost_termination, previous_hook)
     try:
         yield
     finally:
+        sys.unraisablehook = previous_hook
         signal.signal(signal.SIGTERM, previous)
+
+
+def _redeliver_lost_termination(previous_hook, unraisable) -> None:
+    """A SIGTERM whose handler ran inside a finaliser (a weakref callback, a ``__del__``, which the
+    garbage collector may start between any two lines) raised there, where Python prints the exception
+    and drops it, so the command would go on as if no signal came. Send the signal again: its handler
+    runs once the finaliser has returned, where the exception reaches the command. (From another
+    thread, a moment later: a signal sent from here would run its handler here, still inside the
+    finaliser; one that lands in a finaliser again comes back here again.)"""
+    from .errors import Terminated
+
+    global _terminating
+    if isinstance(unraisable.exc_value, Terminated) and os.getpid() == _handler_pid:
+        import _thread
+        import signal
+        import threading
+        _terminating = False
+        again = threading.Timer(0.1, _thread.interrupt_main, args=(signal.SIGTERM,))
+        again.daemon = True
+        again.start()
+        return
+    previous_hook(unraisable)
 
 
 def _atomic_out(args) -> str | None:

@@ -128,6 +128,38 @@ def test_sigterm_during_validator_evaluate_removes_its_temporary_folder(tmp_path
     assert hidden(tmp_path, "ev") == [] and not (tmp_path / "ev").exists()
 
 
+SIGTERM_IN_A_FINALISER = '''
+import os, signal, time, weakref
+from specdefects.cli import sigterm_as_interrupt
+from specdefects.errors import Terminated
+
+class Thing:
+    pass
+
+def finaliser(_ref):  # the garbage collector runs these between any two lines of a command
+    os.kill(os.getpid(), signal.SIGTERM)
+    for _ in range(1000):  # the handler runs here, where Python prints what it raises and drops it
+        pass
+
+try:
+    with sigterm_as_interrupt():
+        thing = Thing()
+        ref = weakref.ref(thing, finaliser)
+        del thing
+        time.sleep(20)
+        print("went on")
+except Terminated:
+    print("terminated")
+'''
+
+
+def test_a_sigterm_that_lands_in_a_finaliser_still_terminates(tmp_path):
+    r = subprocess.run([sys.executable, "-c", SIGTERM_IN_A_FINALISER], capture_output=True, text=True, env=ENV,
+                       timeout=60, stdin=subprocess.DEVNULL)
+    assert r.stdout.strip() == "terminated", r.stdout + r.stderr[-3000:]
+    assert "Exception ignored" not in r.stderr, r.stderr[-3000:]
+
+
 SLOW_EVAL = '''
 import os, pathlib, subprocess, sys, time
 out, model, pids = sys.argv[1:4]
