@@ -431,6 +431,16 @@ def test_submit_to_a_store_that_is_a_file(tmp_path):
     assert f.read_text() == "keep me"
 
 
+@pytest.mark.parametrize("part", ["requests", "results"])
+@pytest.mark.parametrize("command", [["submit", "--model", "org/model"], ["list"], ["run-queue", "--once"]])
+def test_a_store_whose_requests_or_results_is_a_file(tmp_path, part, command):
+    store = tmp_path / "store"
+    store.mkdir()
+    (store / part).write_text("keep me")
+    one_error(sd("leaderboard", command[0], "--store", store, *command[1:]), store / part, "is a file, not a folder")
+    assert (store / part).read_text() == "keep me" and sorted(p.name for p in store.iterdir()) == [part]
+
+
 @pytest.mark.parametrize("kind", ["file", "missing"])
 def test_run_queue_on_a_store_that_is_not_one(tmp_path, kind):
     store = tmp_path / "store"

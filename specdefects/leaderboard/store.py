@@ -159,6 +159,10 @@ class LocalStore(LeaderboardStore):
         self.requests = self.root / "requests"
         self.results = self.root / "results"
         self.claims = self.requests / ".claims"
+        for part in (self.requests, self.results):
+            if part.exists() and not part.is_dir():
+                raise SubmissionError(f"--store {root}: {part} is a file, not a folder, so this is no leaderboard "
+                                      f"store (move the file aside, or pick another --store)")
         self.warnings = []
 
     def describe(self) -> str:
