@@ -190,7 +190,7 @@ def cmd_report(args) -> int:
 
     if args.n_boot < 1:
         raise UsageError(f"--n-boot must be at least 1, got {args.n_boot}")
-    out = check_output_dir(args.out, ours=owned_names(*REPORT_FILES), overwrite=args.overwrite)
+    out = check_output_dir(args.out, ours=owned_names(*REPORT_FILES), overwrite=args.overwrite, inputs=args.results)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ReportWarning)
         follow = load_follow_runs(args.results, require=False)  # a missing path: ReportError, exit 2

@@ -169,14 +169,15 @@ def check_writable_dir(path: str | os.PathLike, what: str = "--out") -> Path:
 
 
 def check_output_dir(path: str | os.PathLike, what: str = "--out", ours: Callable[[Path], bool] | None = None,
-                     overwrite: bool = False) -> Path:
+                     overwrite: bool = False, inputs: Iterable[str | os.PathLike | None] = ()) -> Path:
     """``path`` can be replaced by a finished folder (:func:`atomic_dir`): it is not a file, a
     sibling can be made beside it, and it holds only entries ``ours`` says this command wrote
     (an earlier run's output). Anything else (a user's own file) needs ``overwrite``, and even
     then it is never deleted: the folder is moved aside whole (:func:`move_aside`, the new name
     said on stderr). A folder that holds the home folder, the current folder or a system folder
-    is refused whatever the flags. A symbolic link stands for its target: the target is what gets
-    replaced (replacing the link would leave the target stale behind it)."""
+    is refused whatever the flags, and so is one that is or holds one of the command's ``inputs``
+    (replacing it would lose what the command reads). A symbolic link stands for its target: the
+    target is what gets replaced (replacing the link would leave the target stale behind it)."""
     p = Path(path)
     if p.is_symlink():
         p = Path(os.path.realpath(p))
@@ -186,6 +187,7 @@ def check_output_dir(path: str | os.PathLike, what: str = "--out", ours: Callabl
     if not p.is_dir():
         return p
     _refuse_precious(p, what)  # replaced whole: never the folder a user works in, even if it holds only our files
+    _refuse_holding_inputs(p, what, inputs)
     foreign = sorted(e.name for e in p.iterdir() if ours is None or not ours(e))
     if not foreign:
         return p
@@ -212,6 +214,17 @@ def _refuse_precious(p: Path, what: str) -> None:
             raise OutputError(f"{what} {p} is or holds {kind} ({place}): give a folder of its own")
     if str(target) in SYSTEM_DIRS or any(str(Path(d).resolve()) == str(target) for d in SYSTEM_DIRS):
         raise OutputError(f"{what} {p} is a system folder: give a folder of its own")
+
+
+def _refuse_holding_inputs(p: Path, what: str, inputs: Iterable[str | os.PathLike | None]) -> None:
+    """A folder that is, or holds, something the command reads (a source, a results folder, the data)."""
+    target = p.resolve()
+    for item in inputs:
+        if item is None or str(item) == "" or not Path(item).exists():
+            continue  # a Hub id or a registry name: nothing on disk to lose
+        place = Path(item).resolve()
+        if target == place or target in place.parents:
+            raise OutputError(f"{what} {p} is or holds {item}, which this command reads: give another folder")
 
 
 def move_aside(p: Path) -> Path:

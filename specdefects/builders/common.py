@@ -175,11 +175,12 @@ def is_build_entry(entry: Path) -> bool:
     return entry.is_dir() and all(f.is_file() and PARQUET_NAME.fullmatch(f.name) for f in entry.iterdir())
 
 
-def check_build_out(out: str | os.PathLike, overwrite: bool = False) -> Path:
+def check_build_out(out: str | os.PathLike, overwrite: bool = False, inputs=()) -> Path:
     """The build's output folder, checked before any work (``files.check_output_dir``): an earlier
-    build there is replaced whole; anything else in it needs ``overwrite``."""
+    build there is replaced whole; anything else in it needs ``overwrite``; never a folder that is
+    or holds one of ``inputs`` (the sources, the LLM store)."""
     try:
-        return check_output_dir(out, "--out", ours=is_build_entry, overwrite=overwrite)
+        return check_output_dir(out, "--out", ours=is_build_entry, overwrite=overwrite, inputs=inputs)
     except ValueError as e:
         raise BuildError(str(e)) from None
 

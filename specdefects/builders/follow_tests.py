@@ -408,7 +408,7 @@ def build_follow_tests(out: str | os.PathLike, benchmarks: Sequence[str] | None 
     if quality_tasks is not None and quality_tasks < 0:
         raise BuildError("quality_tasks must be a positive sample size, 0 (no quality config) or None "
                          "(every task; -1 on the command line)")
-    out = check_build_out(out, overwrite)
+    out = check_build_out(out, overwrite, inputs=(sources or {}).values())
     report = FollowTestsReport(out=str(out), seed=seed, benchmarks=req.benchmarks, quality_tasks=quality_tasks,
                                sources=req.source_labels())
     feats = {"families": family_row_features()}

@@ -533,8 +533,8 @@ def build_spec_defects(out: str | os.PathLike, benchmarks: Sequence[str] = ("hum
     t_start = time.perf_counter()
     req = check_request("spec-defects", benchmarks, spec_benchmarks(), sources, load_options, workers, limit)
     _check_options(split_strategy, limit, sample, engine)
-    out = check_build_out(out, overwrite)
     store_dir = _store_dir(llm_store)
+    out = check_build_out(out, overwrite, inputs=[*(sources or {}).values(), store_dir])
     report = BuildReport(out=str(out), seed=seed, engine=engine, split_strategy=split_strategy,
                          benchmarks=req.benchmarks, invariance=invariance, sources=req.source_labels(),
                          llm_store=str(store_dir or ""))

@@ -89,7 +89,8 @@ def evaluate(models: Sequence[str], data: str, out: str, split: str = "test", tf
     """Every detector and baseline on ``split`` of ``data``; the files (module docstring) are written
     whole into ``out`` at the end (``files.atomic_dir``; an earlier evaluation there is replaced, other
     files need ``overwrite``), nothing when it fails. The summary dict."""
-    final = check_output_dir(out, ours=owned_names(*EVALUATION_FILES), overwrite=overwrite)
+    final = check_output_dir(out, ours=owned_names(*EVALUATION_FILES), overwrite=overwrite,
+                             inputs=[data, real_dev, *models])
     rows_data = load_validator(data, benchmarks)
     dropped = drop_indistinct_sf(rows_data)
     if split not in rows_data or not rows_data[split]["text"]:
