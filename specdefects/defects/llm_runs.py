@@ -17,6 +17,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
+from ..errors import SpecDefectsInputError
 from ..llm import LLMClient
 from ..records import Mutant, Task
 from . import mutate
@@ -42,12 +43,14 @@ def rules_skipped(tasks: Sequence[Task], defects: Sequence[str], seed: int) -> l
 
 def _chunks(items: list, n: int, progress: bool, desc: str, unit: str):
     """``items`` in chunks of ``n``, with a progress bar over the items when asked."""
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise SpecDefectsInputError(f"the batch size must be a whole number of at least 1, got {n!r}")
     bar = None
     if progress and items:
         from tqdm.auto import tqdm  # lazy: as in defects.mutate_many
         bar = tqdm(total=len(items), desc=desc, unit=unit)
     try:
-        for i in range(0, len(items), max(1, n)):
+        for i in range(0, len(items), n):
             yield items[i:i + n]
             if bar is not None:
                 bar.update(len(items[i:i + n]))

@@ -54,14 +54,19 @@ Either way ``specdefects harness-check --self-check --sandbox NAME`` is the bar.
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from ..errors import SpecDefectsInputError, SpecDefectsRuntimeError
 
 
 class SandboxError(SpecDefectsRuntimeError):
     """The sandbox itself failed (not the program): cannot start, worker died, ..."""
+
+
+class LimitsError(SpecDefectsInputError, ValueError):
+    """A resource limit that is not a positive finite number."""
 
 
 @dataclass(frozen=True)
@@ -87,6 +92,16 @@ class Limits:
     time_factor: float = 4.0
     min_case_timeout_s: float = 1.0
     max_cases_timeout_s: float = 60.0
+
+    def __post_init__(self):
+        # a NaN or an infinite limit reaches the OS as an error inside every worker: refuse it here
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value is None and f.name == "cpu_s":
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+                    or value <= 0:
+                raise LimitsError(f"Limits.{f.name} must be a positive finite number, got {value!r}")
 
 
 @dataclass

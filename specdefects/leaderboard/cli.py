@@ -71,8 +71,10 @@ def cmd_run_queue(args) -> int:
         raise SpecDefectsInputError("--poll-interval and --lease must be positive")
     if args.hub_retry < 0:
         raise SpecDefectsInputError("--hub-retry must be 0 or more seconds")
+    if args.timeout is not None and not 0 < args.timeout < float("inf"):
+        raise SpecDefectsInputError(f"--timeout must be a positive number of seconds, got {args.timeout}")
     store = _store(args, must_exist=True)
-    done = run_queue(store, args.runner or DEFAULT_RUNNER, once=args.once, poll_interval=args.poll_interval,
+    done = run_queue(store, DEFAULT_RUNNER if args.runner is None else args.runner, once=args.once, poll_interval=args.poll_interval,
                      lease_s=args.lease, tasks=args.tasks, check_hub=args.check_hub, timeout_s=args.timeout,
                      hub_retry_s=args.hub_retry)
     if args.json:
@@ -95,6 +97,9 @@ def cmd_upload_results(args) -> int:
     from .results import upload_results
     store = _store(args)
     stored = upload_results(store, args.folder, model=args.model)
+    if args.json:
+        print(json.dumps({"stored": [str(s) for s in stored], "store": store.describe()}))
+        return 0
     for s in stored:
         print(f"stored self-reported results {s} in {store.describe()}")
     return 0

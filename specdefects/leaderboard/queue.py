@@ -69,8 +69,12 @@ def runner_argv(template: str, req: dict, output: str | Path, tasks: str = DEFAU
               "main", "precision": req.get("precision") or "bfloat16",
               "dtype": _DTYPE.get(req.get("precision"), "auto"), "model_args": model_args(req), "tasks": tasks,
               "output": str(output), "chat_template": "--apply_chat_template" if req.get("chat_template") else ""}
+    try:
+        tokens = shlex.split(template)
+    except ValueError as e:  # an unbalanced quote
+        raise SubmissionError(f"runner template {template!r}: {e}") from None
     argv = []
-    for tok in shlex.split(template):
+    for tok in tokens:
         try:
             tok = tok.format_map(values)
         except (KeyError, IndexError, ValueError) as e:
@@ -78,6 +82,15 @@ def runner_argv(template: str, req: dict, output: str | Path, tasks: str = DEFAU
         if tok:
             argv.append(tok)
     return argv
+
+
+def check_runner(template: str, tasks: str = DEFAULT_TASKS) -> None:
+    """Refuse a runner template that cannot make a command (no program, an unknown placeholder, an
+    unbalanced quote) before any request is claimed: it would fail every one of them."""
+    example = {"model": "org/model", "revision": "main", "precision": "bfloat16", "backend": "vllm",
+               "chat_template": True}
+    if not runner_argv(template, example, "out", tasks):
+        raise SubmissionError(f"runner template {template!r} names no command")
 
 
 def _tail(path: Path, n: int = 15) -> str:
@@ -198,6 +211,7 @@ def run_queue(store: LeaderboardStore, runner: str = DEFAULT_RUNNER, *, once: bo
               echo=print, hub_retry_s: float = HUB_RETRY_S) -> list[tuple[str, str]]:
     """Process requests until the queue is empty (``once``) or forever; the (id, status) handled
     (status PENDING: put back, the Hub was unreachable)."""
+    check_runner(runner, tasks)
     worker = worker or worker_name()
     done = []
     while True:

@@ -349,6 +349,8 @@ def cmd_validator_push(args) -> int:
                 evaluation = json.load(f)
         except (OSError, json.JSONDecodeError) as e:
             raise ValidatorError(f"cannot read {args.evaluation}: {e}") from None
+        from .push import check_evaluation
+        check_evaluation(evaluation, args.evaluation)
     url = push_detector(folder, args.repo_id, private=args.private or None, evaluation=evaluation)
     print(f"pushed {folder} to {args.repo_id}: {url}")
     return 0

@@ -146,12 +146,37 @@ def check_detector_folder(folder: Path) -> None:
         raise ValidatorError(f"{folder} is not a detector folder (no config.json)")
 
 
+METRICS = ("accuracy", "precision", "recall", "f1", "mcc")
+
+
+def check_evaluation(evaluation, what: str = "the evaluation") -> None:
+    """``evaluation`` is what `validator evaluate` writes (``evaluation.json``), or :class:`ValidatorError`:
+    ``{"results": [{"classifier", "trainable_pct", accuracy ... mcc, "per_class": {label: {"f1"}}}, ...]}``."""
+    def number(x) -> bool:
+        return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+    results = evaluation.get("results") if isinstance(evaluation, dict) else None
+    if not isinstance(results, list):
+        raise ValidatorError(f"{what} is not an evaluation.json of `specdefects validator evaluate` "
+                             f"(expected an object with a \"results\" list)")
+    for i, r in enumerate(results):
+        ok = (isinstance(r, dict) and isinstance(r.get("classifier"), str) and number(r.get("trainable_pct"))
+              and all(number(r.get(k)) for k in METRICS) and isinstance(r.get("per_class"), dict)
+              and all(isinstance(r["per_class"].get(lab), dict) and number(r["per_class"][lab].get("f1"))
+                      for lab in LABEL2ID))
+        if not ok:
+            raise ValidatorError(f"{what}: results[{i}] is not a classifier's scores (expected classifier, "
+                                 f"trainable_pct, {', '.join(METRICS)} and per_class F1 of {', '.join(LABEL2ID)})")
+
+
 def push_detector(folder: str | os.PathLike, repo_id: str, token: str | None = None, endpoint: str | None = None,
                   private: bool | None = None, evaluation: dict | None = None, revision: str | None = None) -> str:
     """Push a detector folder (weights, tokenizer, config with label2id, model card) as one commit
     to a model repo; the commit URL. Hub errors are one-line :class:`ValidatorError`\\ s."""
     folder = Path(folder)
     check_detector_folder(folder)
+    if evaluation is not None:
+        check_evaluation(evaluation)
     try:
         repo = HubRepo(repo_id, token=token, endpoint=endpoint, private=private, revision=revision,
                        repo_type="model")
