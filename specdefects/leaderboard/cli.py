@@ -28,7 +28,22 @@ def _one_line(fn):
 
 def _store(args, must_exist: bool = False):
     from .store import open_store
+    _say_store_warnings_once()
     return open_store(args.store, must_exist=must_exist)
+
+
+def _say_store_warnings_once() -> None:
+    """The store's warnings (a request file skipped) on stderr, once each, as "warning: ..." (without a
+    handler Python's last-resort one printed them bare, and the command printed them again)."""
+    import logging
+    log = logging.getLogger("specdefects.leaderboard")
+    if not any(getattr(h, "_specdefects_cli", False) for h in log.handlers):
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("warning: %(message)s"))
+        handler.setLevel(logging.WARNING)
+        handler._specdefects_cli = True
+        log.addHandler(handler)
+        log.propagate = False
 
 
 @_one_line
@@ -125,8 +140,6 @@ def cmd_list(args) -> int:
     if args.json:
         print(json.dumps(reqs, indent=2))
         return 0
-    for w in store.warnings:
-        print(f"warning: {w}", file=sys.stderr)
     for r in reqs:
         why = r.get("error") or (r.get("requeue_reason") if r["status"] == "PENDING" else None)
         extra = f"  {why.splitlines()[0][:160]}" if why else ""

@@ -112,6 +112,15 @@ class LeaderboardStore(ABC):
     @abstractmethod
     def describe(self) -> str: ...
 
+    def _skipped(self, msg: str) -> None:
+        """A request file left out: in ``warnings`` for this listing, logged once per store (a worker
+        lists the queue again and again)."""
+        self.warnings.append(msg)
+        logged = self.__dict__.setdefault("_logged", set())
+        if msg not in logged:
+            logged.add(msg)
+            log.warning(msg)
+
     @abstractmethod
     def list_requests(self) -> list[dict]:
         """Every request, oldest first (bad files skipped, with a warning in ``self.warnings``)."""
@@ -186,9 +195,7 @@ class LocalStore(LeaderboardStore):
                 check_id(r.get("id", ""))
                 out.append(r)
             except (OSError, ValueError, TypeError, AttributeError) as e:
-                msg = f"skipped request file {p.relative_to(self.root)}: {e}"
-                self.warnings.append(msg)
-                log.warning(msg)
+                self._skipped(f"skipped request file {p.relative_to(self.root)}: {e}")
         out.sort(key=lambda r: (r.get("submitted_time") or "", r["id"]))
         for r in out:  # a completion whose status write was interrupted
             if r["status"] == "RUNNING" and self._done_path(r["id"]).exists():
@@ -417,9 +424,7 @@ class HubStore(LeaderboardStore):
                     raise SpecDefectsInputError("id does not match the file name")
                 out.append(r)
             except (ValueError, TypeError, AttributeError) as e:
-                msg = f"skipped request file {path}: {e}"
-                self.warnings.append(msg)
-                log.warning(msg)
+                self._skipped(f"skipped request file {path}: {e}")
         out.sort(key=lambda r: (r.get("submitted_time") or "", r["id"]))
         return sha, out
 
@@ -592,8 +597,8 @@ def open_store(spec: str | os.PathLike | None = None, must_exist: bool = False, 
         except HubError as e:
             raise SubmissionError(str(e)) from None
     store = LocalStore(spec)
-    if must_exist and not store.requests.is_dir():
-        raise SubmissionError(f"no leaderboard store at {spec} (no requests/ folder there): check --store, or submit "
+    if must_exist and not store.requests.is_dir() and not store.results.is_dir():
+        raise SubmissionError(f"no leaderboard store at {spec} (no requests/ or results/ folder there): check --store, or submit "
                               f"a model first with `specdefects leaderboard submit --store {spec}`")
     return store
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from .. import layout
 from ..builders import BuildError
 from ..builders.local import build_command, fingerprint, local_build
-from ..errors import SpecDefectsRuntimeError
+from ..errors import SpecDefectsInputError, SpecDefectsRuntimeError
 from ..vocabulary import GROUP, benchmarks, task_name, variant_defect
 from .scoring import process_results, score_completion, score_instruct, score_responses
 
@@ -64,8 +64,12 @@ def all_names() -> dict[str, list[str]]:
 def tasks_dir() -> Path:
     """The folder with our lm-eval YAML: ``$SPECDEFECTS_TASKS``, else the package's own copy
     (``specdefects/lmeval/tasks``, when shipped as package data), else ``<repo>/tasks`` (an
-    editable install or a source checkout)."""
+    editable install or a source checkout). A ``$SPECDEFECTS_TASKS`` that is no task folder is an
+    error, never a silent fall back to the packaged tasks (`eval` refuses it too)."""
     env = os.environ.get(TASKS_ENV)
+    if env and not (Path(env).expanduser() / "spec_defects").is_dir():
+        raise SpecDefectsInputError(f"{TASKS_ENV}={env} is not a task folder (it has no spec_defects/ inside); "
+                                    f"unset it to use the packaged tasks")
     candidates = ([Path(env)] if env else []) + [Path(__file__).with_name("tasks"),
                                                  Path(__file__).resolve().parents[2] / "tasks"]
     for c in candidates:

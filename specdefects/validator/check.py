@@ -23,8 +23,12 @@ def no_model_message() -> str:
 
 
 def resolve_model(model: str | None) -> str:
-    """``model``, else the last detector trained here (``validator train``), else the shipped one."""
+    """``model``, else the last detector trained here (``validator train``), else the shipped one. A
+    ``model`` that can only be a path (``/``, ``.`` or ``~`` first, or more than one ``/``: a Hub id is
+    ``NAME`` or ``ORG/NAME``) must exist: it is never tried on the Hub."""
     if model:
+        if (model.startswith(("/", ".", "~")) or model.count("/") > 1) and not Path(model).expanduser().exists():
+            raise ValidatorError(f"no such detector folder: {model}")
         return model
     p = latest_path()
     if (p / "config.json").exists():

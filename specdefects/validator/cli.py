@@ -256,6 +256,8 @@ def probe_default_lr(cfg) -> float:
 def cmd_validator_evaluate(args) -> int:
     from .evaluate import evaluate
     models = args.model if args.model else [_final_folder(None)]
+    if any(n < 0 for n in args.llm_shots):
+        raise ValidatorError(f"--llm-shots: shot counts are 0 or more, got {' '.join(map(str, args.llm_shots))}")
     res = evaluate(models, args.data, args.out, split=args.split, tfidf=not args.no_tfidf, llm=args.llm,
                    llm_shots=args.llm_shots, benchmarks=args.benchmarks, tsne=not args.no_tsne,
                    progress=not args.json, threshold=args.threshold, real_dev=args.real_dev,
@@ -362,6 +364,9 @@ def cmd_check(args) -> int:
         raise ValidatorError("give a description or --file FILE (one of them)")
     if args.tests and args.file:
         raise ValidatorError("--tests goes with one description; with --file give each JSON line a 'tests' field")
+    if args.argmax and args.threshold is not None:
+        raise ValidatorError("--argmax labels with the likeliest class and uses no threshold: give one of "
+                             "--argmax and --threshold")
     entries = read_entries(args.file) if args.file else [(args.text, read_tests_file(args.tests) if args.tests else None)]
     texts, tests = [t for t, _ in entries], [x for _, x in entries]
     for i, x in enumerate(tests, 1):  # asked for the tests check: tests that give nothing are an error, not a note
