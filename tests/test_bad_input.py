@@ -286,6 +286,8 @@ def test_validator_push_refuses_an_evaluation_of_the_wrong_shape_before_the_hub(
     (["build", "spec-defects", "--benchmarks", "mbpp", "--source", "mbpp=a.jsonl", "--source", "mbpp=b.jsonl",
       "--out", "unused"], ["--source mbpp= given twice"]),
     (["mutants", "judge", "--benchmark", "humaneval", "--limit", "1"], ["--llm needs a model"]),
+    (["harness-check", "--benchmark", "humaneval", "--version", "release_v9", "--limit", "1"],
+     ["humaneval takes no option 'version'", "applies to livecodebench"]),
 ])
 def test_conflicting_or_impossible_options_are_one_line_before_any_work(tmp_path, args, names):
     env = {k: v for k, v in os.environ.items() if k != "SPECDEFECTS_LLM"}

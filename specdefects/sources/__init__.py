@@ -55,7 +55,24 @@ def load_tasks(benchmark: str, source: Any = None, **options: Any) -> list[Task]
     except (KeyError, TypeError):
         raise SpecDefectsInputError(f"unknown benchmark {benchmark!r}; available: {', '.join(available_benchmarks())}") \
             from None
+    _check_options(key, loader, options)
     return loader(source, **options)
+
+
+def _check_options(benchmark: str, loader, options: dict) -> None:
+    """An option the benchmark's loader does not take (``--version`` for HumanEval) is named, not a TypeError."""
+    import inspect
+    params = inspect.signature(loader).parameters
+    if any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        return
+    unknown = sorted(set(options) - set(params))
+    if unknown:
+        takes = [n for n, p in params.items() if n != "source" and p.kind is not p.VAR_POSITIONAL][:6]
+        which = [b for b in available_benchmarks() if unknown[0] in inspect.signature(benchmark_types()[b].loader).parameters]
+        raise SpecDefectsInputError(
+            f"{benchmark} takes no option {unknown[0]!r}" + (f" ({unknown[0]} applies to {', '.join(which)})" if which
+                                                           else "")
+            + (f"; it takes {', '.join(takes)}" if takes else ""))
 
 
 def load_benchmark(benchmark: str, source: str | None, options: dict,
@@ -82,7 +99,9 @@ def load_benchmark(benchmark: str, source: str | None, options: dict,
     except (FileNotFoundError, OSError) as e:
         raise SourceError(f"{benchmark}: cannot read {source or 'the default source'}: {e}") from None
     except ValueError as e:  # RecordError included: it names the row
-        raise SourceError(f"{benchmark}: {e}") from None
+        said = str(e)
+        raise SourceError(said if said.startswith(f"{benchmark}:") or said.startswith(f"{benchmark} ")
+                          else f"{benchmark}: {said}") from None
     except Exception as e:  # network / Hub errors: one line
         raise SourceError(f"{benchmark}: could not load {source or 'the default source'} "
                          f"({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}); "
