@@ -175,10 +175,12 @@ def run_request(store: LeaderboardStore, claim: Claim, runner: str = DEFAULT_RUN
                 stop_process_group(proc)
                 raise
         if rc != 0:
-            raise SpecDefectsRuntimeError(f"evaluation command exited with status {rc}: {_tail(logfile, 6)}")
+            raise SpecDefectsRuntimeError(f"evaluation command exited with status {rc}: "
+                                          f"{_tail(logfile, 6) or '(it printed nothing)'}")
         found = find_lmeval_results(out)
         if not found:
-            raise SpecDefectsRuntimeError(f"evaluation wrote no results_*.json under its output folder: {_tail(logfile, 4)}")
+            raise SpecDefectsRuntimeError(f"evaluation command exited with status 0 but wrote no results_*.json "
+                                          f"under {out}: {_tail(logfile, 4) or '(it printed nothing)'}")
         lmeval = json.loads(found[-1].read_text(encoding="utf-8"))
         summary = make_summary(lmeval, source="evaluated", request=req)
         files = sample_files(found[-1])
