@@ -675,7 +675,7 @@ def test_seed_out_of_range_is_refused_before_any_work(tmp_path, command, seed):
 def test_mutants_seed_out_of_range_is_refused_before_any_work(tmp_path):
     store = tmp_path / "judge.jsonl"
     res = sd("mutants", "judge", "--benchmark", "humaneval", "--limit", "1", "--store", store,
-             "--seed", "99999999999999999999999")
+             "--llm", "openai:http://127.0.0.1:9@m", "--seed", "99999999999999999999999")
     one_error(res, "--seed", f"between 0 and {SEED_MAX}")
     assert not store.exists()
 
