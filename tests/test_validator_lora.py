@@ -65,6 +65,11 @@ def lora_run(tiny_qwen2, data, tmp_path_factory):
             "--regime", "lora", "--micro-batch-size", "8"] + SHORT
     assert main(args + ["--max-steps", "2"]) == 0
     state = json.loads((out / "seed-42" / "checkpoint" / "trainer_state.json").read_text())
+    from safetensors import safe_open
+    with safe_open(str(out / "seed-42" / "checkpoint" / "model.safetensors"), "pt") as f:
+        saved = list(f.keys())
+    # the checkpoint holds what trains (the adapter and the head), never the frozen backbone
+    assert saved and all("lora_" in k or "score" in k for k in saved), saved[:5]
     assert main(args + ["--resume"]) == 0
     return out, state
 
