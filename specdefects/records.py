@@ -359,13 +359,13 @@ class Mutant:
         missing = [k for k in ("original", "task", "defect") if k not in d]
         if missing:
             raise RecordError(f"mutant lacks field(s) {', '.join(missing)}")
+        task = Task.from_dict(d["task"])
         seed = d.get("seed", 0)
         if isinstance(seed, bool) or not isinstance(seed, int):
-            raise RecordError(f"mutant of {d['task'].get('task_id', '?') if isinstance(d['task'], dict) else '?'!r}: "
-                              f"seed must be a whole number, got {seed!r}")
+            raise RecordError(f"mutant of {task.uid}: seed must be a whole number, got {seed!r}")
         if not isinstance(d.get("judge") or {}, dict):
-            raise RecordError(f"mutant: judge must be a mapping, got {type(d['judge']).__name__}")
-        return cls(original=Task.from_dict(d["original"]), task=Task.from_dict(d["task"]), defect=d["defect"],
+            raise RecordError(f"mutant of {task.uid}: judge must be a mapping, got {type(d['judge']).__name__}")
+        return cls(original=Task.from_dict(d["original"]), task=task, defect=d["defect"],
                    ops=[Op.from_dict(o) for o in d.get("ops") or []], engine=d.get("engine", "rules"),
                    seed=seed, judge=dict(d.get("judge") or {}))
 

@@ -239,12 +239,16 @@ def defect_labels() -> tuple[str, ...]:
     return (CLEAN, *defect_codes())
 
 
-def defect_type(code: str) -> DefectType:
+def _look_up(table: dict, key, what: str):
     load_entry_points()
     try:
-        return _DEFECTS[code]
+        return table[key]
     except (KeyError, TypeError):
-        raise SpecDefectsInputError(f"unknown defect {code!r}; choose from {', '.join(_DEFECTS)}") from None
+        raise SpecDefectsInputError(f"unknown {what} {key!r}; choose from {', '.join(table)}") from None
+
+
+def defect_type(code: str) -> DefectType:
+    return _look_up(_DEFECTS, code, "defect")
 
 
 def benchmark_types(dataset: str | None = None) -> dict[str, BenchmarkType]:
@@ -254,11 +258,7 @@ def benchmark_types(dataset: str | None = None) -> dict[str, BenchmarkType]:
 
 
 def benchmark_type(name: str) -> BenchmarkType:
-    load_entry_points()
-    try:
-        return _BENCHMARKS[name]
-    except (KeyError, TypeError):
-        raise SpecDefectsInputError(f"unknown benchmark {name!r}; choose from {', '.join(_BENCHMARKS)}") from None
+    return _look_up(_BENCHMARKS, name, "benchmark")
 
 
 __all__ = ["CLEAN", "ENTRY_POINT_GROUPS", "BenchmarkType", "DefectType", "benchmark", "benchmark_type",

@@ -303,6 +303,14 @@ def test_tasks_without_nl_only_are_skipped_and_counted(tmp_path):
     assert t9.loc["nl_only", "n_tasks"] == 6
 
 
+def test_the_states_folders_may_come_as_a_generator(tmp_path):
+    """The --out guard reads the folders first; a generator of them must still reach the analysis."""
+    rows, states = planted(n_tasks=8, conditions=MATCHED)
+    write_states(tmp_path / "s", rows, states)
+    analyze_states((p for p in [tmp_path / "s"]), out=tmp_path / "out", n_boot=100)
+    assert json.loads((tmp_path / "out" / "analysis.json").read_text())
+
+
 # ----------------------------------------------------------------------------- errors
 
 

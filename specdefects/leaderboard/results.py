@@ -495,15 +495,11 @@ def upload_results(store, folder: str | Path, model: str | None = None) -> list[
     stored = []
     for p in latest.values():
         try:
-            text = p.read_text(encoding="utf-8")
-            if not text.strip():
-                raise SubmissionError(f"{p} is empty: not an lm-eval results file")
-            lmeval = json.loads(text)
+            lmeval = json.loads(p.read_text(encoding="utf-8"))
             summary = make_summary(lmeval, source="self-reported", model=model)
         except json.JSONDecodeError as e:
-            raise SubmissionError(f"{p} is not JSON, so not an lm-eval results file ({e})") from None
-        except SubmissionError:
-            raise
+            what = "is empty" if not e.doc.strip() else f"is not JSON ({e})"
+            raise SubmissionError(f"{p} {what}: not an lm-eval results file") from None
         except (OSError, ValueError) as e:
             raise SubmissionError(f"{p}: {e}") from None
         name = check_model_id(summary.get("model") or "")  # also refuses HTML and path tricks

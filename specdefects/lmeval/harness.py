@@ -119,10 +119,11 @@ def check_paths_and_sandbox(argv: list[str]) -> None:
     include = _value(argv, "--include_path")[1]
     if include is not None and not Path(include).expanduser().is_dir():
         raise EvalUsageError(f"--include_path {include}: no such folder")
-    env = os.environ.get(TASKS_ENV)
-    if env and not (Path(env).expanduser() / "spec_defects").is_dir():
-        raise EvalUsageError(f"{TASKS_ENV}={env} is not a task folder (it has no spec_defects/ inside); unset it "
-                             f"to use the packaged tasks")
+    if os.environ.get(TASKS_ENV):
+        try:
+            tasks_dir()
+        except SpecDefectsInputError as e:
+            raise EvalUsageError(str(e)) from None
     if _our_tasks(_value(argv, "--tasks")[1] or ""):
         from ..execution.sandbox import PROVIDERS, SANDBOX_ENV
         kind = os.environ.get(SANDBOX_ENV, "").strip()

@@ -694,8 +694,10 @@ def analyze_states(states_dirs: str | os.PathLike | Iterable[str | os.PathLike],
     need ``overwrite``); nothing is written on an error."""
     if folds < 2:
         raise RepresentationError(f"folds must be at least 2, got {folds}")
-    inputs = [states_dirs] if isinstance(states_dirs, (str, os.PathLike)) else list(states_dirs)
-    final = check_output_dir(out, ours=owned_names(*ANALYSIS_FILES), overwrite=overwrite, inputs=[*inputs, *runs])
+    states_dirs = [states_dirs] if isinstance(states_dirs, (str, os.PathLike)) else list(states_dirs)  # read twice
+    runs = list(runs)
+    final = check_output_dir(out, ours=owned_names(*ANALYSIS_FILES), overwrite=overwrite,
+                             inputs=[*states_dirs, *runs])
     t_start = time.perf_counter()
     data = load_state_folders(states_dirs)
     if data.n_layers < 1:
