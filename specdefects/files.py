@@ -33,10 +33,14 @@ def cache_dir() -> Path:
     """Where specdefects keeps what it downloads or builds: ``$SPECDEFECTS_CACHE``, else
     ``$XDG_CACHE_HOME/specdefects``, else ``~/.cache/specdefects``."""
     env = os.environ.get(CACHE_ENV)
-    if env:
-        return Path(env).expanduser()
     xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg).expanduser() if xdg else Path.home() / ".cache") / "specdefects"
+    path = Path(env).expanduser() if env else (Path(xdg).expanduser() if xdg else Path.home() / ".cache") / "specdefects"
+    # a file in the way would read as "nothing prepared yet" everywhere below; say what it is instead
+    existing = next((p for p in (path, *path.parents) if p.exists()), None)
+    if existing is not None and not existing.is_dir():
+        where = f"${CACHE_ENV}" if env else "the cache folder"
+        raise SpecDefectsInputError(f"{where} {path} cannot be a folder: {existing} is a file")
+    return path
 
 
 def _umask() -> int:

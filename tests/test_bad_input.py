@@ -267,6 +267,19 @@ def test_upload_results_json_prints_json(tmp_path):
     assert out["store"] == str(tmp_path / "store") and len(out["stored"]) == 1
 
 
+
+def test_uploading_the_same_results_twice_keeps_one_row(tmp_path):
+    store = tmp_path / "store"
+    first, again = (json.loads(sd("leaderboard", "upload-results", "--store", store, LMEVAL_MODEL_A,
+                                  "--model", "org/model-a", "--json").stdout) for _ in range(2))
+    assert first["stored"] == again["stored"]
+    rows = sorted(p.parent.name for p in (store / "results").rglob("results.json"))
+    assert len(rows) == 1, rows
+    from specdefects.leaderboard import LocalStore, load_board
+    board = load_board(LocalStore(store))
+    mine = [r["Benchmark"] for r in board.robustness if r["Model"] == "org/model-a"]
+    assert mine and len(mine) == len(set(mine)), mine  # one row per benchmark, not two
+
 @pytest.mark.parametrize("evaluation", ["[1, 2]", '{"results": [1, "x"]}', '{"results": "abc"}',
                                         '{"results": [{"classifier": "c"}]}'])
 def test_validator_push_refuses_an_evaluation_of_the_wrong_shape_before_the_hub(tmp_path, evaluation):
@@ -740,3 +753,17 @@ def test_a_hybrid_detector_without_config_json_still_loads(tmp_path):
     shutil.copytree(shipped_path(), folder)
     (folder / "config.json").unlink()
     assert check_texts([MATCH_Z], model=str(folder))[0]["label"] in ("clean", "LV", "US", "SF")
+
+
+@pytest.mark.parametrize("under", ["", "sub"])
+@pytest.mark.parametrize("command", [["models", "list"], ["models", "prepare", "smollm2-135m-instruct"]])
+def test_a_cache_folder_that_is_a_file_is_said(tmp_path, command, under):
+    """SPECDEFECTS_CACHE naming a file (or a path below one) read as "nothing prepared" before."""
+    blocker = tmp_path / "cache"
+    blocker.write_text("not a folder")
+    cache = blocker / under if under else blocker
+    env = dict(os.environ, SPECDEFECTS_CACHE=str(cache), HF_HUB_OFFLINE="1")
+    res = subprocess.run([EXE, *command], capture_output=True, text=True, env=env, timeout=120,
+                         stdin=subprocess.DEVNULL)
+    one_error(res, "SPECDEFECTS_CACHE", blocker, "is a file")
+    assert blocker.read_text() == "not a folder"

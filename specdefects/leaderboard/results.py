@@ -9,6 +9,7 @@ percent. Files that cannot be read are skipped with a warning (returned and logg
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import logging
 import math
@@ -505,6 +506,7 @@ def upload_results(store, folder: str | Path, model: str | None = None) -> list[
         name = check_model_id(summary.get("model") or "")  # also refuses HTML and path tricks
         summary["model"] = name
         parse_result(str(p), json.dumps(summary).encode())  # the same checks the app applies
-        stamp = re.sub(r"[^0-9]", "", summary["created_time"])[:20]
-        stored.append(store.add_result(f"{name}/self-reported-{stamp}", summary, sample_files(p)))
+        # named by what was uploaded, not when: the same results uploaded again replace their row
+        digest = hashlib.sha256(p.read_bytes()).hexdigest()[:16]
+        stored.append(store.add_result(f"{name}/self-reported-{digest}", summary, sample_files(p)))
     return stored
