@@ -232,6 +232,43 @@ class HubRepo:
         return r.content
 
 
+_OFFLINE_SWITCHES = ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE")
+_unreachable: dict[str, str] = {}  # endpoint -> why, once per process
+
+
+def hub_offline_reason(timeout: float = 3.0) -> str | None:
+    """Why the Hub cannot be read from here (``None`` when it can). An unreachable Hub switches this
+    process to the Hub libraries' offline mode, so that what is cached is used and what is not fails
+    at once: otherwise every read waits through huggingface_hub's five retries (about 25 s) before
+    the same error. One TCP connection to the endpoint, once per process."""
+    endpoint = os.environ.get("HF_ENDPOINT") or "https://huggingface.co"
+    if endpoint in _unreachable:
+        return _unreachable[endpoint]
+    switch = next((k for k in _OFFLINE_SWITCHES if os.environ.get(k, "").strip().upper() in ("1", "ON", "YES", "TRUE")),
+                  None)
+    if switch:
+        return f"offline mode is on ({switch})"
+    import socket
+    from urllib.parse import urlsplit
+
+    url = urlsplit(endpoint)
+    try:
+        socket.create_connection((url.hostname or "", url.port or (80 if url.scheme == "http" else 443)),
+                                 timeout=timeout).close()
+        return None
+    except OSError as e:
+        _unreachable[endpoint] = f"the Hub at {endpoint} cannot be reached ({e.strerror or type(e).__name__})"
+    for k in _OFFLINE_SWITCHES:
+        os.environ[k] = "1"
+    import sys
+    # the libraries read the switch once, when imported: tell the ones already loaded
+    for module, name in (("huggingface_hub.constants", "HF_HUB_OFFLINE"), ("datasets.config", "HF_HUB_OFFLINE"),
+                         ("datasets.config", "HF_DATASETS_OFFLINE")):
+        if module in sys.modules:
+            setattr(sys.modules[module], name, True)
+    return _unreachable[endpoint]
+
+
 def hub_error(e: Exception, what: str, endpoint: str | None = None) -> HubError:
     """A failed Hub call in one line: ``{what} failed: HTTP {status}: {first line}`` (a login hint on
     401/403; :class:`HubConflict` on 409/412), else (connection refused, DNS, TLS, malformed

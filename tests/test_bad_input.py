@@ -767,3 +767,14 @@ def test_a_cache_folder_that_is_a_file_is_said(tmp_path, command, under):
                          stdin=subprocess.DEVNULL)
     one_error(res, "SPECDEFECTS_CACHE", blocker, "is a file")
     assert blocker.read_text() == "not a folder"
+
+
+def test_an_unreachable_hub_is_said_without_retries(tmp_path):
+    """A default (Hub) source with the Hub out of reach: one line saying so and what to pass, from
+    the libraries' offline mode rather than after huggingface_hub's retries."""
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_OFFLINE")}
+    env.update(HF_ENDPOINT="http://127.0.0.1:9", HF_HOME=str(tmp_path / "hf"))  # port 9: nothing listens
+    res = subprocess.run([EXE, "build", "spec-defects", "--out", tmp_path / "sd", "--benchmarks", "mbpp"],
+                         capture_output=True, text=True, env=env, timeout=300, stdin=subprocess.DEVNULL)
+    one_error(res, "mbpp", "not in the local cache", "http://127.0.0.1:9 cannot be reached", "--source")
+    assert "Retrying" not in res.stderr + res.stdout and not (tmp_path / "sd").exists()

@@ -155,6 +155,9 @@ def test_eval_rewrites_a_registered_name_to_its_prepared_folder(toy_model):
                                                       "conversion_version": models.CONVERSION_VERSION}))
     argv = build_argv(["--model", "hf", "--model_args", "pretrained=toy-model,dtype=bfloat16", "--tasks", "x"])
     assert f"pretrained={folder},dtype=bfloat16" in argv
+    # without --model lm-eval runs hf: the name resolves the same (it was tried on the Hub before)
+    argv = build_argv(["--model_args", "pretrained=toy-model,dtype=bfloat16", "--tasks", "x"])
+    assert f"pretrained={folder},dtype=bfloat16" in argv
     # the report names such a run by its registry name, not the cache path
     from specdefects.report import model_name
     assert model_name({"config": {"model_args": f"pretrained={folder},dtype=bfloat16"}}, None) == "toy-model"

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ..errors import SpecDefectsInputError
 from ..files import write_json_atomic
+from ..hub import hub_offline_reason
 from ..models import VLLM_CPU_ENV, is_registered, resolve_model, vllm_is_cpu_build
 from ..models.runtime import CPU_BATCH_SIZE, announce, choose_runtime
 from . import DATA_ENV, DATA_USED, HUB_ID, SpecDefectsDataError, all_names, tasks_dir
@@ -221,7 +222,7 @@ def _resolve_registered_model(argv: list[str]) -> None:
     (:data:`~specdefects.models.runtime.CPU_BATCH_SIZE` prompts a chunk: the resume cache saves
     each chunk), and for vLLM's CPU build
     ``enforce_eager=True`` (CUDA graphs do not exist there) and its CPU environment."""
-    model = _value(argv, "--model")[1]
+    model = _value(argv, "--model")[1] or "hf"  # lm-eval's default
     j, margs = _value(argv, "--model_args")
     if model not in LOCAL_MODELS:
         return
@@ -470,6 +471,7 @@ def main(argv: list[str]) -> int:
         if not argv:
             return 0
     check_unsafe_code_flag(argv)  # before lm-eval loads (seconds) and logs: the first thing said
+    offline = hub_offline_reason()  # an unreachable Hub: cached files only, and no retries
     try:
         from lm_eval._cli import HarnessCLI  # lazy: optional (specdefects[eval]); torch, transformers
         from lm_eval.utils import setup_logging  # lazy: as above
@@ -526,6 +528,9 @@ def main(argv: list[str]) -> int:
             cause = cause.__cause__ or cause.__context__
         if cause is not None:
             raise EvalUsageError(str(cause)) from None
+        if offline and isinstance(e, OSError):
+            raise EvalUsageError(f"{str(e).splitlines()[0] if str(e) else type(e).__name__} ({offline}: give a "
+                                 f"local folder or a registered model, `specdefects models list`)") from None
         raise
     finally:
         sys.argv = old

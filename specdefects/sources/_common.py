@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SpecDefectsInputError
+from ..hub import hub_offline_reason
 from ..records import RecordError
 
 DATA_SUFFIXES = (".jsonl", ".jsonl.gz", ".json", ".json.gz", ".parquet")
@@ -224,7 +225,7 @@ def hub_rows(repo_id: str, split: str, revision: str | None = None, name: str | 
     kwargs: dict[str, Any] = {"split": split, "revision": revision}
     if name is not None:
         kwargs["name"] = name
-    ds = load_dataset(repo_id, **kwargs)
+    ds = _from_hub(repo_id, lambda: load_dataset(repo_id, **kwargs))
     label = f"{repo_id}[{name + '/' if name else ''}{split}]"
     return list(rows_of_dataset(ds, label))
 
@@ -232,7 +233,20 @@ def hub_rows(repo_id: str, split: str, revision: str | None = None, name: str | 
 def hub_file(repo_id: str, filename: str, revision: str | None = None) -> Path:
     """A file of a Hub dataset repo, downloaded (and cached) with ``huggingface_hub.hf_hub_download``."""
     import huggingface_hub  # lazy: slow to import; only a Hub source needs it
-    return Path(huggingface_hub.hf_hub_download(repo_id, filename, repo_type="dataset", revision=revision))
+    return Path(_from_hub(repo_id, lambda: huggingface_hub.hf_hub_download(repo_id, filename, repo_type="dataset",
+                                                                            revision=revision)))
+
+
+def _from_hub(repo_id: str, read):
+    """``read()``, or, where the Hub cannot be read, its cached copy or one line saying what to do."""
+    offline = hub_offline_reason()
+    try:
+        return read()
+    except Exception:
+        if offline is None:
+            raise
+        raise OSError(f"{repo_id} is not in the local cache and {offline}: "
+                      f"pass a local copy with --source") from None
 
 
 # --------------------------------------------------------------------------- Python source helpers
