@@ -778,3 +778,20 @@ def test_an_unreachable_hub_is_said_without_retries(tmp_path):
                          capture_output=True, text=True, env=env, timeout=300, stdin=subprocess.DEVNULL)
     one_error(res, "mbpp", "not in the local cache", "http://127.0.0.1:9 cannot be reached", "--source")
     assert "Retrying" not in res.stderr + res.stdout and not (tmp_path / "sd").exists()
+
+
+@pytest.mark.parametrize("field, broken", [("test_list", "assert add(1, 2 == 3"), ("test_setup_code", "def (:")])
+def test_an_mbpp_row_whose_tests_do_not_parse_is_named_at_load(tmp_path, field, broken):
+    """A broken assert used to be found only when run, as every solution failing it."""
+    row = {"task_id": 7, "text": "Write a function to add two numbers.", "code": "def add(a, b):\n    return a + b",
+           "test_setup_code": "", "test_list": ["assert add(1, 1) == 2", "assert add(2, 2) == 4"]}
+    if field == "test_list":
+        row["test_list"][1] = broken
+    else:
+        row["test_setup_code"] = broken
+    src = tmp_path / "mbpp.jsonl"
+    src.write_text(json.dumps(row) + "\n")
+    res = sd("build", "spec-defects", "--out", tmp_path / "sd", "--benchmarks", "mbpp", "--source", f"mbpp={src}")
+    one_error(res, "task 7", "line 1 of mbpp.jsonl", "test_list[1]" if field == "test_list" else field,
+              "not valid Python")
+    assert not (tmp_path / "sd").exists()

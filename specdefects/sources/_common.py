@@ -80,6 +80,18 @@ def require_str_list(benchmark: str, row: Row, key: str, task_id: Any = None) ->
     return v
 
 
+def require_python(benchmark: str, row: Row, what: str, code: str, task_id: Any = None) -> str:
+    """``code`` if it parses as Python, else a row error naming ``what`` and the parser's complaint:
+    a broken test found when the data is read, not as every solution failing it when run."""
+    try:
+        parse_python(code)
+    except (SyntaxError, ValueError) as e:  # ValueError: a NUL byte
+        where = f", line {e.lineno}" if getattr(e, "lineno", None) else ""
+        raise row_error(benchmark, row, f"{what} is not valid Python ({getattr(e, 'msg', e)}{where}): "
+                                        f"{_short(code.strip())}", task_id) from None
+    return code
+
+
 def _as_tuple(t):
     return t if isinstance(t, tuple) else (t,)
 

@@ -35,6 +35,7 @@ from ._common import (
     read_local,
     require,
     require_str_list,
+    require_python,
     row_error,
     split_assert,
 )
@@ -77,6 +78,9 @@ def convert_row(row: Row, source_label: str = "") -> Task:
         raise row_error(NAME, row, "field 'challenge_test_list' must be a list of strings")
     if not tests:
         raise row_error(NAME, row, "field 'test_list' is empty")
+    for i, test in enumerate(tests):
+        require_python(NAME, row, f"test_list[{i}]", test)
+    require_python(NAME, row, "test_setup_code", d["test_setup_code"])
     text, code = d["text"], d["code"]
     entry = entry_point_of(tests, code)
     if not entry:
