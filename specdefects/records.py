@@ -501,16 +501,6 @@ def task_features():
     })
 
 
-def exec_result_features():
-    from datasets import Features, List, Value
-    return Features({
-        "task_id": Value("string"), "status": Value("string"), "passed": Value("bool"),
-        "failed_test": Value("string"), "stderr": Value("string"), "duration_s": Value("float64"),
-        "isolation": Value("string"), "benchmark": Value("string"), "sample_id": Value("int64"),
-        "outputs": List(Value("string")),
-    })
-
-
 def tasks_to_dataset(tasks):
     """A ``datasets.Dataset`` of tasks with :func:`task_features`."""
     from datasets import Dataset

@@ -323,6 +323,3 @@ def render_card(report, features: dict, mutants_by_bench: dict[str, list[Mutant]
                  + ("" if report.llm_store else " --llm-store none") + "\n```\n")
     return "\n".join(parts)
 
-
-def card_summary_json(report) -> str:
-    return json.dumps(report.to_dict(), indent=2)

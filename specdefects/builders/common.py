@@ -12,7 +12,6 @@ build leaves the earlier build whole.
 
 from __future__ import annotations
 
-import json
 import os
 import random
 from collections.abc import Mapping, Sequence
@@ -184,7 +183,3 @@ def check_build_out(out: str | os.PathLike, overwrite: bool = False, inputs=()) 
     except ValueError as e:
         raise BuildError(str(e)) from None
 
-
-def read_build_report(out: str | os.PathLike) -> dict[str, Any]:
-    p = Path(out) / REPORT_FILE
-    return json.loads(p.read_text()) if p.exists() else {}

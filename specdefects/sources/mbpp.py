@@ -34,8 +34,8 @@ from ._common import (
     is_local,
     read_local,
     require,
-    require_str_list,
     require_python,
+    require_str_list,
     row_error,
     split_assert,
 )

@@ -4,7 +4,6 @@ evidence. Bad input gets a clear answer or a one-line error, never a traceback."
 from __future__ import annotations
 
 import json
-import os
 import sys
 import unicodedata
 from pathlib import Path
@@ -277,6 +276,3 @@ def format_result(r: dict) -> str:
     lines += [f"  note: {x}" for x in r["notes"]]
     return "\n".join(lines)
 
-
-def default_env() -> None:
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")

@@ -10,7 +10,7 @@ disagreeing inputs (readable prompts), evaluation inputs a seeded shuffle of the
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from ...errors import SpecDefectsInputError
 from ...execution import Limits, fill_expected, values_equal
@@ -159,6 +159,3 @@ def build_instances(families: Sequence[Family] | None = None, seed: int = 0, n_r
         raise FamilyError("; ".join(problems))
     return instances
 
-
-def families_of(instances: Iterable[Instance]) -> list[str]:
-    return list(dict.fromkeys(i.family_id for i in instances))
