@@ -36,3 +36,23 @@ class Terminated(KeyboardInterrupt):
     ``specdefects`` command installs the handler that raises it and exits with status 143 (128 + 15,
     what a process killed by SIGTERM reports), Ctrl-C keeping 130. Like KeyboardInterrupt it is
     control flow, not an error, and does not derive from :class:`SpecDefectsError`."""
+
+
+def env_number(name: str, default: float, *, minimum: float = 0.0, integer: bool = False) -> float:
+    """The number environment variable ``name`` holds (``default`` when unset or empty), read when
+    used, not at import, so that a bad value is one line naming it and never breaks an unrelated
+    command."""
+    import math
+    import os
+
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw) if integer else float(raw)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < minimum:
+        kind = "a whole number" if integer else "a number"
+        raise SpecDefectsInputError(f"{name}={raw!r} is not {kind} of at least {minimum:g}")
+    return value

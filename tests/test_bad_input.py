@@ -795,3 +795,23 @@ def test_an_mbpp_row_whose_tests_do_not_parse_is_named_at_load(tmp_path, field, 
     one_error(res, "task 7", "line 1 of mbpp.jsonl", "test_list[1]" if field == "test_list" else field,
               "not valid Python")
     assert not (tmp_path / "sd").exists()
+
+
+@pytest.mark.parametrize("value", ["abc", "-5", "nan"])
+def test_a_bad_lock_wait_is_one_line_and_breaks_no_other_command(tmp_path, value):
+    """It was read when the package was imported: every command, --help included, died with a traceback."""
+    env = dict(os.environ, HF_HUB_OFFLINE="1", SPECDEFECTS_LOCK_WAIT_S=value)
+    run = lambda *a: subprocess.run([EXE, *map(str, a)], capture_output=True, text=True, env=env, timeout=120,  # noqa: E731
+                                    stdin=subprocess.DEVNULL)
+    assert run("--help").returncode == 0
+    one_error(run("leaderboard", "submit", "--store", tmp_path / "st", "--model", "org/m", "--revision", "abc"),
+              "SPECDEFECTS_LOCK_WAIT_S", value)
+    assert not (tmp_path / "st" / "requests").exists() or not any((tmp_path / "st" / "requests").rglob("*.json"))
+
+
+def test_a_bad_workers_count_is_said_before_eval_starts():
+    env = dict(os.environ, HF_HUB_OFFLINE="1", SPECDEFECTS_WORKERS="abc")
+    res = subprocess.run([EXE, "eval", "--model", "specdefects-reference", "--tasks", "spec_defects_humaneval_orig",
+                          "--limit", "1", "--confirm_run_unsafe_code"], capture_output=True, text=True, env=env,
+                         timeout=300, stdin=subprocess.DEVNULL)
+    one_error(res, "SPECDEFECTS_WORKERS", "abc")

@@ -31,7 +31,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import SpecDefectsInputError, SpecDefectsRuntimeError
+from ..errors import SpecDefectsInputError, SpecDefectsRuntimeError, env_number
 from ..files import atomic_dir, replace_dir, write_json_atomic
 from ..hub import HubConflict, HubError, HubRepo
 from .submissions import SubmissionError, duplicate_message, duplicate_of, now_iso, validate_request
@@ -205,7 +205,7 @@ class LocalStore(LeaderboardStore):
     @contextlib.contextmanager
     def _submit_lock(self):
         """One submit at a time (a duplicate check and its write are one step); another holder is
-        waited for, said once, and given up on after :data:`LOCK_WAIT_S`."""
+        waited for, said once, and given up on after ``$SPECDEFECTS_LOCK_WAIT_S`` seconds (60)."""
         import fcntl  # lazy: POSIX only; every other use of the store works without it
         self.requests.mkdir(parents=True, exist_ok=True)
         lock = self.requests / ".submit.lock"
@@ -603,24 +603,25 @@ def open_store(spec: str | os.PathLike | None = None, must_exist: bool = False, 
     return store
 
 
-LOCK_WAIT_S = float(os.environ.get("SPECDEFECTS_LOCK_WAIT_S", "60"))
+LOCK_WAIT_ENV = "SPECDEFECTS_LOCK_WAIT_S"  # seconds a submit waits for the store's lock (default 60)
 
 
 def _wait_for_lock(f, path: Path, fcntl) -> None:
+    wait_s = env_number(LOCK_WAIT_ENV, 60.0)
     try:
         fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
         return
     except BlockingIOError:
-        print(f"waiting for the store's submit lock {path} (another submit holds it; at most {LOCK_WAIT_S:.0f} s)",
+        print(f"waiting for the store's submit lock {path} (another submit holds it; at most {wait_s:.0f} s)",
               file=sys.stderr, flush=True)
-    deadline = time.monotonic() + LOCK_WAIT_S
+    deadline = time.monotonic() + wait_s
     while True:
         try:
             fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
             return
         except BlockingIOError:
             if time.monotonic() >= deadline:
-                raise SpecDefectsRuntimeError(f"gave up after {LOCK_WAIT_S:.0f} s waiting for the submit lock {path}: another "
+                raise SpecDefectsRuntimeError(f"gave up after {wait_s:.0f} s waiting for the submit lock {path}: another "
                                  f"submit holds it; try again (a stale lock is released when its process ends)") \
                     from None
             time.sleep(0.2)

@@ -471,6 +471,9 @@ def main(argv: list[str]) -> int:
         if not argv:
             return 0
     check_unsafe_code_flag(argv)  # before lm-eval loads (seconds) and logs: the first thing said
+    from .scoring import workers_from_env  # lazy: the sandbox's modules
+
+    workers_from_env()  # a bad SPECDEFECTS_WORKERS is said now, not when the first answers are scored
     offline = hub_offline_reason()  # an unreachable Hub: cached files only, and no retries
     try:
         from lm_eval._cli import HarnessCLI  # lazy: optional (specdefects[eval]); torch, transformers

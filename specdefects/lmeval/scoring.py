@@ -25,6 +25,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from ..errors import env_number
 from ..execution import answer_failure, prepare_answer, score_answers
 from ..metrics.passk import pass_at_k
 from ..records import Task, tests_scope
@@ -53,8 +54,7 @@ def task_of(doc: dict) -> Task:
 def workers_from_env() -> int | None:
     """The number of parallel sandbox workers ``SPECDEFECTS_WORKERS`` asks for (None: not set, the
     pool's default: the CPU cores)."""
-    w = os.environ.get(WORKERS_ENV)
-    return max(1, int(w)) if w and w.isdigit() else None
+    return int(env_number(WORKERS_ENV, 0, minimum=1, integer=True)) or None
 
 
 def score_responses(resps: Sequence[Sequence[Any]], docs: Sequence[dict], style: str = "completion",
