@@ -815,3 +815,14 @@ def test_a_bad_workers_count_is_said_before_eval_starts():
                           "--limit", "1", "--confirm_run_unsafe_code"], capture_output=True, text=True, env=env,
                          timeout=300, stdin=subprocess.DEVNULL)
     one_error(res, "SPECDEFECTS_WORKERS", "abc")
+
+
+@pytest.mark.parametrize("sample", ["3", "6"])
+def test_a_small_stratified_build_is_split_without_stratifying(tmp_path, sample):
+    """scikit-learn refuses to stratify a split smaller than the number of classes; that was a traceback."""
+    res = sd("build", "spec-defects", "--benchmarks", "humaneval", "--sample", sample, "--no-invariance",
+             "--split-strategy", "stratified", "--out", tmp_path / "sd", "--json")
+    assert res.returncode == 0, res.stderr
+    import datasets
+    rows = datasets.load_dataset(str(tmp_path / "sd"), "validator")
+    assert sum(len(rows[s]) for s in rows) >= int(sample) * 2

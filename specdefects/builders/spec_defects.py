@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import multiprocessing
 import os
 import time
@@ -184,15 +185,22 @@ def split_validator(labels: Sequence[int], groups: Sequence[str], seed: int = 0,
         return out.tolist()
     from sklearn.model_selection import train_test_split  # lazy: as above
     idx = np.arange(n)
-    counts = Counter(labels)
-    strat = y if min(counts.values()) >= 2 else None
-    train_idx, rest_idx = train_test_split(idx, test_size=0.2, stratify=strat, random_state=seed)
-    rest_y = y[rest_idx]
-    strat2 = rest_y if strat is not None and min(Counter(rest_y.tolist()).values()) >= 2 else None
-    val_idx, test_idx = train_test_split(rest_idx, test_size=0.5, stratify=strat2, random_state=seed)
+    train_idx, rest_idx = train_test_split(idx, test_size=0.2, stratify=_stratifiable(y, 0.2), random_state=seed)
+    val_idx, test_idx = train_test_split(rest_idx, test_size=0.5, stratify=_stratifiable(y[rest_idx], 0.5),
+                                         random_state=seed)
     out[val_idx] = "validation"
     out[test_idx] = "test"
     return out.tolist()
+
+
+def _stratifiable(y: np.ndarray, test_size: float):
+    """``y`` where a split of ``test_size`` can be stratified by it (each class twice, and each side
+    large enough to hold one row of every class), else ``None``: a small (--sample'd) build is split
+    without stratifying rather than refused."""
+    counts = Counter(y.tolist())
+    n_test = math.ceil(test_size * len(y))
+    fits = min(n_test, len(y) - n_test) >= len(counts)
+    return y if counts and min(counts.values()) >= 2 and fits else None
 
 
 # --------------------------------------------------------------------------- report
