@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import json
 import math
+import operator
 import random
 import sys
 from collections.abc import Callable
@@ -153,6 +154,10 @@ class TestCase:
                    public=bool(d.get("public", False)))
 
 
+TEXT_FIELDS = ("benchmark", "task_id", "description", "prompt", "entry_point", "starter_code", "test_kind",
+               "test_code", "reference", "description_indent")
+
+
 @dataclass
 class Task:
     """A benchmark task as every stage sees it.
@@ -180,12 +185,18 @@ class Task:
     metadata: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        for name in TEXT_FIELDS:
+            if not isinstance(getattr(self, name), str):
+                raise RecordError(f"{self.task_id}: {name} must be text, got {type(getattr(self, name)).__name__}")
         if self.test_kind not in TEST_KINDS:
             raise RecordError(f"{self.task_id}: test_kind must be one of {TEST_KINDS}, got {self.test_kind!r}")
         if self.test_kind == "function" and not self.entry_point:
             raise RecordError(f"{self.task_id}: a function-call task needs an entry_point")
+        if isinstance(self.atol, bool) or not isinstance(self.atol, (int, float)) or \
+                not (math.isfinite(self.atol) and self.atol >= 0):
+            raise RecordError(f"{self.task_id}: atol must be a finite number of at least 0, got {self.atol!r}")
         try:
-            s, e = (int(x) for x in self.description_span)
+            s, e = (operator.index(x) for x in self.description_span)  # index: 3.9 is no offset
         except (TypeError, ValueError):
             raise RecordError(f"{self.task_id}: description_span must be two character offsets, "
                               f"got {self.description_span!r}") from None
@@ -223,6 +234,8 @@ class Task:
             raise RecordError(f"task {d.get('task_id', '?')!r} lacks field(s) {', '.join(missing)}")
         known = {f.name for f in fields(cls)}
         kw = {k: v for k, v in d.items() if k in known}
+        if isinstance(kw["task_id"], bool) or not isinstance(kw["task_id"], (str, int)) or kw["task_id"] == "":
+            raise RecordError(f"task_id must be text or a whole number, got {kw['task_id']!r}")
         kw["task_id"] = str(kw["task_id"])
         for name in ("tests", "examples"):
             if not isinstance(d.get(name) or [], list):
@@ -234,6 +247,8 @@ class Task:
             raise RecordError(f"task {kw['task_id']!r}: metadata must be a mapping, got {type(d['metadata']).__name__}")
         kw["metadata"] = dict(d.get("metadata") or {})
         try:
+            if isinstance(d.get("atol"), bool):
+                raise TypeError
             kw["atol"] = float(d.get("atol") or 0.0)
         except (TypeError, ValueError):
             raise RecordError(f"task {kw['task_id']!r}: atol must be a number, got {d.get('atol')!r}") from None

@@ -110,6 +110,16 @@ def test_from_dict_names_missing_fields_and_bad_metadata():
     ("metadata", [1, 2], "metadata must be a mapping"),
     ("tests", 5, "tests must be a list"),
     ("examples", "x", "examples must be a list"),
+    ("entry_point", ["f"], "entry_point must be text"),  # a correct program then failed on a list
+    ("description", None, "description must be text"),
+    ("prompt", 5, "prompt must be text"),
+    ("benchmark", 7, "benchmark must be text"),
+    ("task_id", None, "task_id must be text or a whole number"),
+    ("description_span", [0.5, 3.9], "description_span must be two character offsets"),
+    ("atol", "nan", "atol must be a finite number"),
+    ("atol", "inf", "atol must be a finite number"),  # a program returning -1e300 passed
+    ("atol", -1, "atol must be a finite number"),
+    ("atol", True, "atol must be a number"),
 ])
 def test_a_task_dict_of_the_wrong_types_is_a_record_error_naming_the_field(field, value, match):
     d = make_task().to_dict()
