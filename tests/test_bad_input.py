@@ -826,3 +826,44 @@ def test_a_small_stratified_build_is_split_without_stratifying(tmp_path, sample)
     import datasets
     rows = datasets.load_dataset(str(tmp_path / "sd"), "validator")
     assert sum(len(rows[s]) for s in rows) >= int(sample) * 2
+
+
+def _results_with_orig(tmp_path: Path, value) -> Path:
+    """A copy of the model_a fixture whose HumanEval Orig pass@1 is ``value``."""
+    folder = tmp_path / "res"
+    shutil.copytree(LMEVAL_MODEL_A, folder)
+    f = next(folder.rglob("results_*.json"))
+    obj = json.loads(f.read_text())
+    task = next(t for t in obj["results"] if t.endswith("humaneval_orig"))
+    key = next(k for k in obj["results"][task] if k.startswith("pass@1") and "stderr" not in k)
+    obj["results"][task][key] = value
+    f.write_text(json.dumps(obj).replace("NaN", "NaN"))
+    return folder
+
+
+@pytest.mark.parametrize("value", [7.5, -0.5, float("nan")])
+def test_a_pass_at_1_that_is_no_share_is_caught_everywhere(tmp_path, value):
+    """report printed Orig 750.0 and drops of -710 pp; publish-evaluated wrote it; the queue worker
+    stored it as FINISHED (and the board then skipped it)."""
+    res = _results_with_orig(tmp_path, value)
+    rep = sd("report", res, "--out", tmp_path / "rep", "--n-boot", "20")
+    assert rep.returncode == 0 and "no share between 0 and 1; left as a gap" in rep.stderr, rep.stderr
+    assert "750.0" not in (tmp_path / "rep" / "table4.md").read_text()
+    one_error(sd("leaderboard", "publish-evaluated", res, "--out", tmp_path / "pub"), "is not a share between 0 and 1")
+    assert not (tmp_path / "pub").exists()
+    store = tmp_path / "store"
+    assert sd("leaderboard", "submit", "--store", store, "--model", "org/m", "--revision", "abc").returncode == 0
+    runner = f"bash -c 'mkdir -p $1 && cp -r {res}/* $1/' _ {{output}}"
+    sd("leaderboard", "run-queue", "--store", store, "--once", "--no-check-hub", "--runner", runner)
+    listed = json.loads(sd("leaderboard", "list", "--store", store, "--json").stdout)
+    assert [r["status"] for r in listed] == ["FAILED"], listed
+    assert "not a share between 0 and 1" in listed[0]["error"]
+    assert not list((store / "results").rglob("results.json"))
+
+
+def test_publish_evaluated_names_an_empty_results_file(tmp_path):
+    folder = tmp_path / "res" / "m"
+    folder.mkdir(parents=True)
+    (folder / "results_2025-06-01T10-00-00.json").write_text("")
+    one_error(sd("leaderboard", "publish-evaluated", tmp_path / "res", "--out", tmp_path / "pub"),
+              "results_2025-06-01T10-00-00.json is empty")

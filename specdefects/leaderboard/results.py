@@ -58,13 +58,17 @@ def parse_task(name: str) -> tuple[str, str] | None:
     return (parsed.benchmark, parsed.variant) if parsed else None
 
 
-def _metric(metrics: dict, *names: str):
+def _metric(metrics: dict, *names: str, finite: bool = True):
     for key, v in metrics.items():
         base = str(key).split(",", 1)[0]
         if base in names and not str(base).endswith("_stderr") and isinstance(v, (int, float)) \
-                and not isinstance(v, bool) and math.isfinite(v):
+                and not isinstance(v, bool) and (math.isfinite(v) or not finite):
             return float(v)
     return None
+
+
+class ScoreOutOfRange(SpecDefectsInputError):
+    """A results file whose pass@1 is no share in [0, 1]: broken, not merely another kind of run."""
 
 
 def summarize_lmeval(obj: dict) -> dict:
@@ -85,8 +89,10 @@ def summarize_lmeval(obj: dict) -> dict:
                     follow[k] = round(v * 100 if abs(v) <= 1 else v, 2)
             continue
         parsed = parse_task(task)
-        v = _metric(metrics, "pass@1", "pass_at_1")
+        v = _metric(metrics, "pass@1", "pass_at_1", finite=False)
         if parsed and v is not None:
+            if not 0.0 <= v <= 1.0:  # nan included
+                raise ScoreOutOfRange(f"task {str(task)[:80]!r}: pass@1 {v!r} is not a share between 0 and 1")
             scores.setdefault(parsed[0], {})[parsed[1]] = round(v * 100, 2)
     if not scores and not follow:
         raise SpecDefectsInputError("no spec_defects pass@1 or follow_tests metrics in it")
@@ -264,9 +270,12 @@ def evaluated_summaries(folders) -> list[dict]:
     merged: dict[str, dict] = {}
     files = [f for folder in folders for f in find_lmeval_results(folder)]
     for f in sorted(files, key=lambda p: p.name):
-        obj = json.loads(f.read_text(encoding="utf-8"))
         try:
+            obj = json.loads(f.read_text(encoding="utf-8"))
             s = summarize_lmeval(obj)
+        except (ScoreOutOfRange, OSError, json.JSONDecodeError) as e:
+            what = "is empty" if isinstance(e, json.JSONDecodeError) and not e.doc.strip() else f"cannot be used: {e}"
+            raise SpecDefectsInputError(f"{f} {what}") from None
         except ValueError:
             continue  # matched / quality runs: no leaderboard column
         name, params, precision = _safe_name(s["model"], str(f)), None, "bfloat16"

@@ -281,9 +281,10 @@ def read_results_file(path: str | Path, fallback_name: str | None = None) -> lis
         if isinstance(hashes.get(task), str):
             run.task_hashes[key] = hashes[task]
         picked = _pick_metric(metrics)
-        if picked is None:
-            warnings.warn(f"{path}: task {task!r} has no numeric {_METRIC} metric; left as a gap",
-                          ReportWarning, stacklevel=2)
+        if picked is None or not 0.0 <= picked[1] <= 1.0:  # nan included
+            why = f"no numeric {_METRIC} metric" if picked is None else \
+                f"{_METRIC} {picked[1]!r}, which is no share between 0 and 1"
+            warnings.warn(f"{path}: task {task!r} has {why}; left as a gap", ReportWarning, stacklevel=2)
             continue
         mkey, value = picked
         run.scores[key] = value
