@@ -867,3 +867,16 @@ def test_publish_evaluated_names_an_empty_results_file(tmp_path):
     (folder / "results_2025-06-01T10-00-00.json").write_text("")
     one_error(sd("leaderboard", "publish-evaluated", tmp_path / "res", "--out", tmp_path / "pub"),
               "results_2025-06-01T10-00-00.json is empty")
+
+
+def test_run_queue_timeout_stops_the_evaluation_before_the_next_lease_renewal(tmp_path):
+    """--timeout was looked at only when the lease was renewed: every 200 s with the default lease."""
+    store = tmp_path / "store"
+    assert sd("leaderboard", "submit", "--store", store, "--model", "org/sleepy", "--revision", "abc").returncode == 0
+    marker = f"sleep 97.{os.getpid()}"
+    res = sd("leaderboard", "run-queue", "--store", store, "--once", "--no-check-hub", "--timeout", "2",
+             "--runner", f"bash -c '{marker}' _ {{output}}", timeout=90)  # the lease alone would be 200 s
+    listed = json.loads(sd("leaderboard", "list", "--store", store, "--json").stdout)
+    assert [r["status"] for r in listed] == ["FAILED"] and "exceeded 2 s" in listed[0]["error"], (listed, res.stderr)
+    ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+    assert marker not in ps

@@ -158,15 +158,21 @@ def run_request(store: LeaderboardStore, claim: Claim, runner: str = DEFAULT_RUN
                                     start_new_session=True)
             try:
                 renew_every = max(1.0, lease_s / 3)
+                renew_at = start + renew_every
                 while True:
+                    # wake for whichever comes first: the lease's renewal or the timeout
+                    wake = min(renew_at, start + timeout_s) if timeout_s else renew_at
                     try:
-                        rc = proc.wait(timeout=renew_every)
+                        rc = proc.wait(timeout=max(0.05, wake - time.time()))
                         break
                     except subprocess.TimeoutExpired:
                         pass
                     if timeout_s and time.time() - start > timeout_s:
                         stop_process_group(proc, grace_s=0)
                         raise SpecDefectsRuntimeError(f"evaluation exceeded {timeout_s:.0f} s and was stopped")
+                    if time.time() < renew_at:
+                        continue
+                    renew_at = time.time() + renew_every
                     if not store.renew(claim, lease_s):
                         stop_process_group(proc, grace_s=0)
                         log.warning("lost the lease on %s: another worker took it over; stopped", claim.id)
