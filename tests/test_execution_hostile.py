@@ -97,6 +97,11 @@ def attacks(port):
                                 + "def f(x):\n    return Any()\n"),
         "patch_harness_in_entry_point": (FORGED_ANY + "def f(x):\n    import __main__\n"
                                          "    __main__._plain = lambda *a, **k: True\n    return Any()\n"),
+        # the harness's own "reached the end" call, made before any test runs
+        "call_harness_done": "import __main__, os\n__main__._done()\nos._exit(0)\n",
+        "call_harness_done_in_default": ("import sys, os\n"
+                                         "def f(x, _=sys.modules['__main__']._done(), __=os._exit(0)):\n"
+                                         "    return 0\n"),
         "blank_the_tests": ("import __main__\n__main__._PAYLOAD['test_code'] = ''\n__main__._PAYLOAD['cases'] = []\n"
                             "def f(x):\n    return 0\n"),
         "rebind_harness_steps": ("import __main__\nfor k, v in list(vars(__main__).items()):\n"
@@ -210,7 +215,6 @@ def test_hostile_batch(sandbox, listener):
     # the sandbox still works after all that
     again = run_program(_task("good_again"), GOOD, LIMITS, sandbox=sandbox)
     assert again.status == "passed", again
-    assert elapsed < 40
     if "network" in sandbox.not_isolated:
         if net_escaped:
             pytest.xfail(f"{sandbox.name}: the network is not isolated (declared)")

@@ -19,9 +19,12 @@ Everything is reported on fd 3 as JSON lines; the last one, ``{"done": nonce}``,
 written only when the harness itself got to the end.  ``sys.exit``/``os._exit`` in
 the candidate therefore cannot pass.  The candidate can reach this module (``import
 __main__``): the payload is read and the helpers used after its code ran are bound
-before it runs, and this module's globals are restored with the stdlib modules'.  (A
-candidate that deliberately searches the interpreter's memory for the nonce, or rewrites
-the harness's function objects, is outside what an in-process check can stop.)
+before it runs, the function that writes the last line is in no module global (only in
+``_main``'s frame), and this module's globals are restored with the stdlib modules'.
+(A candidate that deliberately walks the interpreter's frames or the garbage collector
+for that function or the nonce, or rewrites the harness's function objects, is outside
+what an in-process check can stop: the sandbox keeps such a program from the host, not
+from its own score.)
 """
 import ast as _ast
 import builtins as _builtins
@@ -371,12 +374,12 @@ def _run_test_code(test_code, cand, ep, snaps):
     return True
 
 
-def _main():
+def _main(done):
     P = _PAYLOAD
     ep, program = P.get("entry_point") or "", P["program"]
     cases, test_code = tuple(P.get("cases") or ()), P.get("test_code") or ""
     case_timeouts = tuple(P.get("case_timeouts") or ())
-    done, run_cases, run_test_code = _done, _run_cases, _run_test_code
+    run_cases, run_test_code = _run_cases, _run_test_code
     snaps = _snapshot()
     cand = _load_candidate(program, snaps)
     if cand is None:
@@ -388,4 +391,5 @@ def _main():
     done()
 
 
-_main()
+# ``done`` leaves the module's namespace before any candidate code runs: ``__main__._done()`` is no way to pass
+_main(globals().pop("_done"))

@@ -68,15 +68,38 @@ def interpreter_flags(python: str) -> list[str]:
     return _FLAGS[python]
 
 
-def kill_uid(uid: int, python: str) -> None:
-    """SIGKILL every process of ``uid`` (needs root): ``kill -9 -1`` run as that uid."""
+def kill_uid(uid: int, python: str, wait_s: float = 10.0) -> None:
+    """SIGKILL every process of ``uid`` (needs root): ``kill -9 -1`` run as that uid, again until
+    none is left (at most ``wait_s``). A killed process can take a moment to die on a busy machine,
+    and these are orphans nobody waits for: returning at once let one outlive its program's result."""
     cmd = [_KILL, "-9", "-1"] if os.path.exists(_KILL) else \
         [python, "-S", "-c", "import os, signal\ntry:\n    os.kill(-1, signal.SIGKILL)\nexcept OSError:\n    pass"]
-    try:
-        subprocess.run(cmd, user=uid, group=uid, extra_groups=[], env=minimal_env(), cwd="/", close_fds=True,
-                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=10)
-    except (OSError, subprocess.SubprocessError):
-        pass
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            subprocess.run(cmd, user=uid, group=uid, extra_groups=[], env=minimal_env(), cwd="/", close_fds=True,
+                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=10)
+        except (OSError, subprocess.SubprocessError):
+            pass
+        if not _live_processes_of(uid) or time.monotonic() > deadline:
+            return
+        time.sleep(0.01)
+
+
+def _live_processes_of(uid: int) -> list[int]:
+    """Pids of the processes of real uid ``uid`` that have not yet exited (zombies have)."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/status") as f:
+                fields = dict(line.split(":", 1) for line in f if ":" in line)
+        except OSError:
+            continue  # gone meanwhile
+        if fields.get("Uid", "").split()[:1] == [str(uid)] and not fields.get("State", "").strip().startswith(("Z", "X")):
+            found.append(int(name))
+    return found
 
 
 class _UidLease:
