@@ -339,3 +339,22 @@ def test_release_puts_a_request_back_without_using_an_attempt(tmp_path):
                        timeout=120)
     assert r.returncode == 0 and "no request ready" in r.stdout and "1 waiting" in r.stdout, r.stdout + r.stderr
     assert store.list_requests()[0]["id"] == req["id"]
+
+
+def test_an_uploaded_row_gets_its_drops_on_the_same_tasks_and_no_linked_file(tmp_path):
+    """Store rows (uploads, the worker's evaluations) showed drops against all Orig tasks beside the
+    committed runs' same-task drops; a samples file that is a link was copied into the store."""
+    import shutil
+    run = tmp_path / "run"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "lmeval_results" / "model_a", run)
+    model_dir = next(run.rglob("results_*.json")).parent
+    secret = tmp_path / "id_rsa"
+    secret.write_text("PRIVATE KEY")
+    (model_dir / "samples_spec_defects_humaneval_lv_2025-06-01T10-00-00.123456.jsonl").symlink_to(secret)
+    store = LocalStore(tmp_path / "st")
+    upload_results(store, run, model="org/model-a")
+    stored = [p.name for p in (tmp_path / "st" / "results").rglob("*") if p.is_file()]
+    assert not any("humaneval_lv" in n for n in stored), stored
+    assert not any(p.read_text() == "PRIVATE KEY" for p in (tmp_path / "st").rglob("*") if p.is_file())
+    row = next(r for r in load_board(store).robustness if r["Model"] == "org/model-a" and r["Benchmark"] == "humaneval")
+    assert row["Δ on"].startswith("same tasks"), row

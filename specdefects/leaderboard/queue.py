@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 
 from ..errors import SpecDefectsRuntimeError
-from .results import find_lmeval_results, make_summary, sample_files
+from .results import find_lmeval_results, make_summary, same_task_bases, sample_files
 from .store import Claim, HubStore, LeaderboardStore
 from .submissions import HubUnreachable, SubmissionError, check_model_on_hub
 
@@ -189,6 +189,8 @@ def run_request(store: LeaderboardStore, claim: Claim, runner: str = DEFAULT_RUN
                                           f"under {out}: {_tail(logfile, 4) or '(it printed nothing)'}")
         lmeval = json.loads(found[-1].read_text(encoding="utf-8"))
         summary = make_summary(lmeval, source="evaluated", request=req)
+        if same := same_task_bases(found[-1]):
+            summary["same_tasks"] = same  # the drops on each defect's own tasks, as for the committed runs
         files = sample_files(found[-1])
         files["eval.log"] = logfile
         ok = store.complete(claim, "FINISHED", result=summary, files=files)

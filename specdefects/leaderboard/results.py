@@ -125,7 +125,24 @@ def find_lmeval_results(folder: str | Path) -> list[Path]:
 
 
 def sample_files(results_json: Path) -> dict[str, Path]:
-    return {p.name: p for p in sorted(results_json.parent.glob("samples_*.jsonl"))}
+    """The per-sample logs beside a results file (plain or gzipped), to store with it. A link is
+    left out: it could point anywhere (a key file), and its target would be uploaded."""
+    return {p.name: p for p in sorted(results_json.parent.glob("samples_*.jsonl*"))
+            if p.name.endswith((".jsonl", ".jsonl.gz")) and p.is_file() and not p.is_symlink()}
+
+
+def same_task_bases(results_json: Path) -> dict:
+    """``{benchmark: {variant: {orig_same_tasks, n_tasks, n_orig}}}``: Orig's pass@1 on each defect's
+    own tasks, from the per-sample logs beside ``results_json`` (empty without them), so that a
+    row's drop compares the same tasks."""
+    out: dict = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ReportWarning)
+        for run in read_results_file(results_json):
+            for (bench, variant), same in orig_on_same_tasks(run).items():
+                out.setdefault(bench, {})[variant] = {"orig_same_tasks": round(same["orig_same_tasks"], 2),
+                                                      "n_tasks": same["n_tasks"], "n_orig": same["n_orig"]}
+    return out
 
 
 # ------------------------------------------------------------------------------------------------
@@ -287,13 +304,8 @@ def evaluated_summaries(folders) -> list[dict]:
                                      "backend": s.get("backend"), "precision": precision})
         for bench, vals in s["scores"].items():
             m["scores"].setdefault(bench, {}).update(vals)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ReportWarning)
-            for run in read_results_file(f):
-                for (bench, variant), same in orig_on_same_tasks(run).items():
-                    m.setdefault("same_tasks", {}).setdefault(bench, {})[variant] = {
-                        "orig_same_tasks": round(same["orig_same_tasks"], 2), "n_tasks": same["n_tasks"],
-                        "n_orig": same["n_orig"]}
+        for bench, variants_ in same_task_bases(f).items():
+            m.setdefault("same_tasks", {}).setdefault(bench, {}).update(variants_)
         if s.get("follow_tests"):
             m.setdefault("follow_tests", {}).update(s["follow_tests"])
     return list(merged.values())
@@ -329,6 +341,15 @@ def _follow_row(model: str, f: dict, source: str) -> dict:
             "Source": SOURCE_LABEL[source]}
 
 
+def _checked_same_tasks(same) -> dict | None:
+    """A stored row's same-task bases where they are well formed (a store is input too), else None."""
+    if not isinstance(same, dict):
+        return None
+    ok = {v: d for v, d in same.items() if isinstance(d, dict) and isinstance(d.get("orig_same_tasks"), (int, float))
+          and 0 <= d["orig_same_tasks"] <= 100 and isinstance(d.get("n_tasks"), int) and isinstance(d.get("n_orig"), int)}
+    return ok or None
+
+
 def load_board(store=None, published: str | Path | None = None) -> Board:
     """The study's rows + every usable results file in ``store``; bad files become warnings."""
     board = load_published(published)
@@ -353,9 +374,10 @@ def load_board(store=None, published: str | Path | None = None) -> Board:
         for bench, vals in sorted(s["scores"].items()):
             if vals.get("orig") is None and not vals:
                 continue
+            same = s.get("same_tasks") if isinstance(s.get("same_tasks"), dict) else {}
             board.robustness.append(_rob_row(s["model"], bench, vals, s["source"], tier,
                                              s.get("model_type") or "unknown", s.get("revision") or "",
-                                             s.get("precision") or ""))
+                                             s.get("precision") or "", _checked_same_tasks(same.get(bench))))
         if s.get("follow_tests"):
             board.follow.append(_follow_row(s["model"], s["follow_tests"], s["source"]))
     return board
@@ -514,6 +536,8 @@ def upload_results(store, folder: str | Path, model: str | None = None) -> list[
             raise SubmissionError(f"{p}: {e}") from None
         name = check_model_id(summary.get("model") or "")  # also refuses HTML and path tricks
         summary["model"] = name
+        if same := same_task_bases(p):
+            summary["same_tasks"] = same
         parse_result(str(p), json.dumps(summary).encode())  # the same checks the app applies
         # named by what was uploaded, not when: the same results uploaded again replace their row
         digest = hashlib.sha256(p.read_bytes()).hexdigest()[:16]
