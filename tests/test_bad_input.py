@@ -880,3 +880,20 @@ def test_run_queue_timeout_stops_the_evaluation_before_the_next_lease_renewal(tm
     assert [r["status"] for r in listed] == ["FAILED"] and "exceeded 2 s" in listed[0]["error"], (listed, res.stderr)
     ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
     assert marker not in ps
+
+
+@pytest.mark.parametrize("name, content, said", [
+    ("mbpp.jsonl", b"", "mbpp.jsonl holds no rows (the file is empty)"),
+    ("mbpp.jsonl", b"\n\n", "mbpp.jsonl holds no rows"),
+    ("mbpp.parquet", b"this is no parquet file", "mbpp.parquet: not a parquet file"),
+    ("mbpp.parquet", b"PAR1", "mbpp.parquet: not a parquet file"),
+])
+@pytest.mark.parametrize("command", ["build", "mutate"])
+def test_an_empty_or_false_source_file_is_named(tmp_path, name, content, said, command):
+    src = tmp_path / name
+    src.write_bytes(content)
+    args = (["build", "spec-defects", "--benchmarks", "mbpp", "--source", f"mbpp={src}"] if command == "build" else
+            ["mutate", "--benchmark", "mbpp", "--defect", "LV", "--source", src])
+    res = sd(*args, "--out", tmp_path / "out")
+    one_error(res, said)
+    assert not (tmp_path / "out").exists()

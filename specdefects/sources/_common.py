@@ -178,6 +178,8 @@ def read_local(path: str | os.PathLike, preferred: Iterable[str] = ()) -> list[R
     rows: list[Row] = []
     for f in files:
         rows.extend(read_file(f))
+    if not rows:
+        raise RecordError(f"{p} holds no rows" + (" (the file is empty)" if p.is_file() and not p.stat().st_size else ""))
     return rows
 
 
@@ -199,6 +201,11 @@ def read_file(path: Path) -> Iterator[Row]:
         for i, r in enumerate(data):
             yield Row(r, f"item {i} of {path.name}", path.name)
     elif name.endswith(".parquet"):
+        with open(path, "rb") as fh:  # pyarrow's own complaint is logged and names no file
+            head = fh.read(4)
+            fh.seek(max(0, path.stat().st_size - 4))
+            if head != b"PAR1" or fh.read(4) != b"PAR1" or path.stat().st_size < 12:  # 12: magic, footer length, magic
+                raise RecordError(f"{path.name}: not a parquet file (truncated, or another format named .parquet)")
         yield from rows_of_dataset(load_dataset("parquet", data_files=str(path), split="train"), path.name)
     else:
         raise RecordError(f"{path}: unknown data file type (expected one of {', '.join(DATA_SUFFIXES)})")
