@@ -897,3 +897,32 @@ def test_an_empty_or_false_source_file_is_named(tmp_path, name, content, said, c
     res = sd(*args, "--out", tmp_path / "out")
     one_error(res, said)
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("kwargs, said", [
+    ({"texts": "Sort a list."}, "wrap one description in a list"),  # it read as an empty description
+    ({"texts": ["Sort a list."], "batch_size": 0}, "batch_size must be a whole number"),
+    ({"texts": ["Sort a list."], "model": 123}, "model must be a detector folder"),
+])
+def test_check_texts_arguments_of_the_wrong_kind_are_named(kwargs, said):
+    from specdefects.errors import SpecDefectsInputError
+    from specdefects.validator.check import check_texts
+    with pytest.raises(SpecDefectsInputError, match=said):
+        check_texts(**kwargs)
+
+
+def test_validator_commands_name_a_data_file_and_a_benchmark_the_build_lacks(built, tmp_path):
+    f = tmp_path / "mbpp.jsonl"
+    f.write_text("{}\n")
+    line = one_error(sd("validator", "train", "--data", f, "--out", tmp_path / "vt", "--no-publish"), "is a file")
+    assert "--out " + str(f) not in line  # it suggested building into the file
+    one_error(sd("validator", "evaluate", "--data", built, "--model", "specdefects/validator/default", "--out",
+                 tmp_path / "ve", "--no-tsne", "--no-tfidf", "--benchmarks", "mbpp"), "holds no row of mbpp")
+
+
+def test_publish_evaluated_names_a_missing_folder_and_an_out_file(tmp_path):
+    one_error(sd("leaderboard", "publish-evaluated", tmp_path / "nope", "--out", tmp_path / "pub"),
+              "no such results folder")
+    (tmp_path / "afile").write_text("x")
+    one_error(sd("leaderboard", "publish-evaluated", LMEVAL_MODEL_A, "--out", tmp_path / "afile"), "is a file")
+    assert (tmp_path / "afile").read_text() == "x"

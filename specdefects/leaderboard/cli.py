@@ -125,10 +125,16 @@ def cmd_publish_evaluated(args) -> int:
 
     from ..files import write_json_atomic
     from .results import EVALUATED_FILE, PUBLISHED_DIR, evaluated_summaries
+    missing = [f for f in args.folders if not Path(f).exists()]
+    if missing:
+        raise SpecDefectsInputError(f"no such results folder: {', '.join(missing)}")
+    out_dir = Path(args.out or PUBLISHED_DIR)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise SpecDefectsInputError(f"--out {out_dir} is a file: give the folder {EVALUATED_FILE} goes to")
     rows = evaluated_summaries(args.folders)
     if not rows:
         raise SpecDefectsInputError("no spec_defects or follow-tests results in " + ", ".join(args.folders))
-    out = write_json_atomic(Path(args.out or PUBLISHED_DIR) / EVALUATED_FILE, rows)
+    out = write_json_atomic(out_dir / EVALUATED_FILE, rows)
     print(f"wrote {len(rows)} evaluated model(s) to {out}: " + ", ".join(r["model"] for r in rows))
     return 0
 

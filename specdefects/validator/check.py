@@ -4,6 +4,7 @@ evidence. Bad input gets a clear answer or a one-line error, never a traceback."
 from __future__ import annotations
 
 import json
+import os
 import sys
 import unicodedata
 from pathlib import Path
@@ -128,6 +129,14 @@ def check_texts(texts: list[str], model: str | None = None, detector=None, batch
     ``argmax=True`` takes the likeliest class instead. ``tests``: per text, its task's tests (assertion
     text such as ``assert f(1) == 2``, or ``None``); what they expect that the text does not say
     (:mod:`.consistency`) is listed under ``tests_findings`` and flags the text as US."""
+    if isinstance(texts, (str, bytes)) or not hasattr(texts, "__iter__"):
+        raise ValidatorError(f"texts must be a list of descriptions, got {type(texts).__name__}"
+                             + (" (wrap one description in a list)" if isinstance(texts, str) else ""))
+    texts = list(texts)
+    if model is not None and not isinstance(model, (str, os.PathLike)):
+        raise ValidatorError(f"model must be a detector folder or Hub id, got {type(model).__name__}")
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise ValidatorError(f"batch_size must be a whole number of at least 1, got {batch_size!r}")
     notes = [validate_text(t) for t in texts]
     if tests is not None and len(tests) != len(texts):
         raise ValidatorError(f"{len(tests)} test sets for {len(texts)} descriptions: give one per description")

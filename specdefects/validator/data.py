@@ -23,6 +23,9 @@ def load_validator(source: str, benchmarks: list[str] | None = None, splits=("tr
     import datasets
 
     p = Path(str(source)).expanduser()
+    if p.is_file():
+        raise ValidatorError(f"{source} is a file: --data is a folder written by `specdefects build spec-defects "
+                             f"--out DIR` (or a Hub dataset id)")
     if p.exists() and not (p / "validator").is_dir():
         raise ValidatorError(f"{source} has no validator/ config; build one with `specdefects build spec-defects "
                              f"--out {source}`")

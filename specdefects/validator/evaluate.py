@@ -94,6 +94,9 @@ def evaluate(models: Sequence[str], data: str, out: str, split: str = "test", tf
     rows_data = load_validator(data, benchmarks)
     dropped = drop_indistinct_sf(rows_data)
     if split not in rows_data or not rows_data[split]["text"]:
+        if benchmarks and not any(rows_data[s]["text"] for s in rows_data):
+            raise ValidatorError(f"{data} holds no row of {', '.join(benchmarks)} (--benchmarks): it was built "
+                                 f"from other benchmarks")
         raise ValidatorError(f"{data} has no {split!r} split (splits: {', '.join(rows_data) or 'none'})")
     if not models and not tfidf and not llm:
         raise ValidatorError("nothing to evaluate: give --model, or keep the TF-IDF baseline, or --llm")
