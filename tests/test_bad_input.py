@@ -926,3 +926,18 @@ def test_publish_evaluated_names_a_missing_folder_and_an_out_file(tmp_path):
     (tmp_path / "afile").write_text("x")
     one_error(sd("leaderboard", "publish-evaluated", LMEVAL_MODEL_A, "--out", tmp_path / "afile"), "is a file")
     assert (tmp_path / "afile").read_text() == "x"
+
+
+@pytest.mark.parametrize("ids, said", [([""], "''"), (["HumanEval/0", "nope"], "'nope'")])
+def test_mutate_names_an_unknown_or_empty_task_id(tmp_path, ids, said):
+    res = sd("mutate", "--benchmark", "humaneval", "--defect", "LV", "--task-id", *ids, "--out", tmp_path / "o")
+    line = one_error(res, "unknown task id(s) for humaneval", said, "e.g. 'HumanEval/0'")
+    assert not (tmp_path / "o").exists(), line
+
+
+def test_mutate_makes_a_task_named_twice_once(tmp_path):
+    res = sd("mutate", "--benchmark", "humaneval", "--defect", "SF", "--task-id", "HumanEval/0", "HumanEval/0",
+             "--out", tmp_path / "o")
+    assert res.returncode == 0, res.stderr
+    rows = (tmp_path / "o" / "humaneval_SF_seed0.jsonl").read_text().splitlines()
+    assert len(rows) == 1

@@ -50,10 +50,11 @@ def select_tasks(args) -> list:
     tasks = load_benchmark(args.benchmark, args.source, {})
     if args.task_id:
         by_id = {t.task_id: t for t in tasks}
-        unknown = [i for i in args.task_id if i not in by_id]
+        wanted = list(dict.fromkeys(args.task_id))  # a task named twice is mutated once
+        unknown = [repr(i) for i in wanted if i not in by_id]
         if unknown:
-            raise _Usage(f"unknown task id(s) for {args.benchmark}: {', '.join(unknown)}")
-        tasks = [by_id[i] for i in args.task_id]
+            raise _Usage(f"unknown task id(s) for {args.benchmark}: {', '.join(unknown)} (e.g. {tasks[0].task_id!r})")
+        tasks = [by_id[i] for i in wanted]
     if args.limit is not None:
         tasks = tasks[: args.limit]
     if not tasks:
