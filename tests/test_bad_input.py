@@ -941,3 +941,10 @@ def test_mutate_makes_a_task_named_twice_once(tmp_path):
     assert res.returncode == 0, res.stderr
     rows = (tmp_path / "o" / "humaneval_SF_seed0.jsonl").read_text().splitlines()
     assert len(rows) == 1
+
+
+@pytest.mark.parametrize("name", ["bad name!", "1f", "class"])
+def test_check_entry_point_must_be_a_function_name(name):
+    res = sd("check", "Sort a list.", "--entry-point", name)
+    last = res.stderr.strip().splitlines()[-1]  # argparse: the usage, then the one line
+    assert res.returncode == 2 and "a Python function name expected" in last, res.stderr

@@ -386,3 +386,12 @@ def test_report_refuses_to_merge_one_models_follow_tests_runs_on_different_data(
     assert "report them separately" in r.stderr and not (tmp_path / "rep").exists()
     r = _cli(folders[0], "--out", tmp_path / "rep")  # one build: fine
     assert r.returncode == 0, r.stderr
+
+
+def test_a_model_name_with_a_line_break_or_pipe_stays_one_table_row():
+    import pandas as pd
+
+    from specdefects.report import to_markdown
+    table = pd.DataFrame({("HumanEval", "Orig"): [50.0]}, index=pd.Index(["evil|name\n# HEADING"], name="Model"))
+    lines = to_markdown(table).splitlines()
+    assert len(lines) == 3 and lines[2].startswith("| evil\\|name # HEADING |"), lines

@@ -20,7 +20,6 @@ without the model's demo code.
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Sequence
 from typing import Any

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import warnings
 from collections import Counter
 from collections.abc import Sequence
@@ -285,7 +286,8 @@ def frame_markdown(df: pd.DataFrame) -> str:
 
 
 def _md_escape(s: str) -> str:
-    return s.replace("|", "\\|")
+    """A cell's text that stays one cell: a pipe escaped, a line break (which would end the row) a space."""
+    return re.sub(r"[\r\n\x00-\x1f]+", " ", s).replace("|", "\\|")
 
 
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",

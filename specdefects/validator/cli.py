@@ -18,6 +18,14 @@ DEMO_EXAMPLES = (
 )
 
 
+
+def _function_name(text: str) -> str:
+    import keyword
+
+    if text and (not text.isidentifier() or keyword.iskeyword(text)):
+        raise argparse.ArgumentTypeError(f"a Python function name expected, got {text!r}")
+    return text
+
 def add_validator_parser(sub) -> None:
     p = sub.add_parser("validator", help="SpecValidator: train, evaluate and push the defect detector",
                        description="Train, evaluate and publish SpecValidator, the clean/LV/US/SF classifier.")
@@ -177,7 +185,7 @@ def add_check_parser(sub) -> None:
                         "they expect that the description does not say (text it never mentions, a count it "
                         "asks for that is a dictionary...) is shown and flags the description as US. With "
                         "--file JSON lines, each row's 'tests' field is used instead")
-    c.add_argument("--entry-point", default="", metavar="NAME",
+    c.add_argument("--entry-point", default="", metavar="NAME", type=_function_name,
                    help="the function the tests call (default: any call; 'candidate' for HumanEval)")
     c.add_argument("--json", action="store_true", help="JSON output (one object, or a list for --file)")
     c.set_defaults(func=cmd_check)
