@@ -7,6 +7,7 @@ new one, never a mix."""
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -948,3 +949,24 @@ def test_check_entry_point_must_be_a_function_name(name):
     res = sd("check", "Sort a list.", "--entry-point", name)
     last = res.stderr.strip().splitlines()[-1]  # argparse: the usage, then the one line
     assert res.returncode == 2 and "a Python function name expected" in last, res.stderr
+
+
+def test_library_calls_with_arguments_of_the_wrong_kind_are_input_errors(tmp_path):
+    """Each was accepted, or failed with an error that named nothing (a sweep of the Python API)."""
+    from specdefects.errors import SpecDefectsInputError
+    from specdefects.execution import Limits, run_batch, run_program
+    from specdefects.leaderboard import open_store
+    from specdefects.metrics import drops
+    from specdefects.sources import load_tasks
+    task = load_tasks("humaneval")[0]
+    cases = [
+        (lambda: Limits(memory_bytes=1.5), "whole number"),
+        (lambda: Limits(memory_bytes=1024), "at least 32 MiB"),  # every program then "failed"
+        (lambda: run_program("HumanEval/0", "x = 1"), "must be a specdefects.records.Task"),
+        (lambda: run_batch([(task,)], progress=False), "item 0 must be (task, program)"),
+        (lambda: drops({"orig": 7.5, "LV": -3}), "is no pass@1"),
+        (lambda: open_store(12345), "a store is a folder"),
+    ]
+    for call, said in cases:
+        with pytest.raises(SpecDefectsInputError, match=re.escape(said)):
+            call()

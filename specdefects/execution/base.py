@@ -69,6 +69,9 @@ class LimitsError(SpecDefectsInputError, ValueError):
     """A resource limit that is not a positive finite number."""
 
 
+MIN_MEMORY_BYTES = 32 << 20
+
+
 @dataclass(frozen=True)
 class Limits:
     """Resource limits.  Defaults follow the studies: 20 s per program for function
@@ -102,6 +105,11 @@ class Limits:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
                     or value <= 0:
                 raise LimitsError(f"Limits.{f.name} must be a positive finite number, got {value!r}")
+            if f.type in (int, "int") and not isinstance(value, int):
+                raise LimitsError(f"Limits.{f.name} is a count (bytes, processes, files): a whole number, got {value!r}")
+        if self.memory_bytes < MIN_MEMORY_BYTES:  # below this the interpreter cannot start: every verdict is wrong
+            raise LimitsError(f"Limits.memory_bytes must be at least {MIN_MEMORY_BYTES >> 20} MiB (Python itself "
+                              f"needs that much address space), got {self.memory_bytes}")
 
 
 @dataclass

@@ -45,6 +45,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any
 
+from ..errors import SpecDefectsInputError
 from ..records import ExecResult, Task, TestCase
 from .sandbox import Limits, Sandbox, get_sandbox
 from .verdict import HarnessReport, function_verdict, short, stdin_verdict
@@ -253,7 +254,9 @@ def _timing_metadata(metadata: dict, ref_seconds: float, case_seconds: list[floa
 def run_program(task: Task, program: str, limits: Limits | None = None, sandbox=None,
                 sample_id: int = 0) -> ExecResult:
     """Run ``program`` (full source text, already extracted) against ``task``'s tests.
-    Never raises: any internal failure is an ``error`` result saying why."""
+    Never raises for what the program does: any internal failure is an ``error`` result saying why
+    (a ``task`` that is no :class:`Task` is the caller's error, raised)."""
+    _check_task(task, "task")
     t0 = time.monotonic()
     try:
         limits = limits or Limits()
@@ -271,6 +274,12 @@ def run_program(task: Task, program: str, limits: Limits | None = None, sandbox=
     except Exception as e:
         log.exception("internal error while running %s", getattr(task, "uid", "?"))
         return _err(task, sample_id, f"internal error: {e!r}", getattr(sb, "isolation", ""), time.monotonic() - t0)
+
+
+def _check_task(task, what: str) -> None:
+    if not isinstance(task, Task):
+        raise SpecDefectsInputError(f"{what} must be a specdefects.records.Task, got {type(task).__name__} "
+                                    f"(load one with specdefects.sources.load_tasks)")
 
 
 def _map(fn, items: list, workers: int | None, progress: bool, desc: str) -> list:
@@ -312,8 +321,12 @@ def run_batch(items: Iterable[Sequence], workers: int | None = None, limits: Lim
     sb = _resolve(sandbox)
     norm: list[tuple[Task, Any, int]] = []
     seen: dict[str, int] = {}
-    for it in items:
+    for k, it in enumerate(items):
+        if isinstance(it, (str, bytes)) or not isinstance(it, Sequence) or len(it) not in (2, 3):
+            raise SpecDefectsInputError(f"run_batch item {k} must be (task, program) or (task, program, sample_id), "
+                                        f"got {type(it).__name__}{' of ' + str(len(it)) if isinstance(it, Sequence) else ''}")
         task, program = it[0], it[1]
+        _check_task(task, f"run_batch item {k}'s task")
         uid = getattr(task, "uid", str(id(task)))
         if len(it) > 2 and it[2] is not None:
             sid = int(it[2])

@@ -587,6 +587,8 @@ def open_store(spec: str | os.PathLike | None = None, must_exist: bool = False, 
     """``hub:ORG/requests,ORG/results`` -> :class:`HubStore`; a folder -> :class:`LocalStore`.
     ``must_exist``: a folder that holds no requests yet is an error (a typo must not read as an empty
     queue); a file is always one."""
+    if spec is not None and not isinstance(spec, (str, os.PathLike)):
+        raise SubmissionError(f"a store is a folder or hub:REQUESTS_REPO,RESULTS_REPO, got {type(spec).__name__}")
     spec = str(spec or default_store_spec())
     if spec.startswith("hub:"):
         parts = [p.strip() for p in spec[4:].split(",")]

@@ -32,16 +32,24 @@ def drops(pass_at_1: Mapping[str, float], baseline: str = "orig") -> dict[str, d
         raise SpecDefectsInputError("pass_at_1 must be a non-empty mapping variant -> pass@1")
     if baseline not in pass_at_1:
         raise SpecDefectsInputError(f"pass_at_1 has no baseline {baseline!r} (keys: {sorted_keys(pass_at_1)})")
-    orig = as_number(pass_at_1[baseline], f"pass_at_1[{baseline!r}]")
+    orig = _share(pass_at_1[baseline], f"pass_at_1[{baseline!r}]")
     out = {}
     for variant in pass_at_1:
         if variant == baseline:
             continue
-        v = as_number(pass_at_1[variant], f"pass_at_1[{variant!r}]")
+        v = _share(pass_at_1[variant], f"pass_at_1[{variant!r}]")
         out[variant] = {"pass_at_1": v, "abs_drop": v - orig, "rel_drop_pct": _rel(v, orig)}
     if not out:
         raise SpecDefectsInputError(f"pass_at_1 holds only the baseline {baseline!r}: no variant to compare")
     return out
+
+
+def _share(value, what: str) -> float:
+    """A pass@1 as a fraction or a percentage: a number from 0 to 100."""
+    v = as_number(value, what)
+    if not 0 <= v <= 100:
+        raise SpecDefectsInputError(f"{what} = {v!r} is no pass@1 (a fraction or a percentage, 0 to 100)")
+    return v
 
 
 def paired_drops(per_task: Mapping[str, Any], baseline: str = "orig", n_boot: int = 5000,
