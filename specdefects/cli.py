@@ -579,6 +579,27 @@ def _finish_interrupted_build(args, stdout: _WatchedStream, how: str, status: in
     return 0
 
 
+@contextlib.contextmanager
+def _warnings_as_lines(prog: str):
+    """The package's own warnings as ``PROG: warning: ...`` lines, not Python's file, line and source
+    line; other libraries' warnings are shown as Python shows them."""
+    import warnings
+
+    shown, package = warnings.showwarning, os.path.dirname(os.path.abspath(__file__))
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if str(filename).startswith(package):
+            print(f"{prog}: warning: {message}", file=file or sys.stderr)
+        else:
+            shown(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = show
+    try:
+        yield
+    finally:
+        warnings.showwarning = shown
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one subcommand. Every :class:`~specdefects.errors.SpecDefectsError` (bad input, a failing
     engine or server) and every ``OSError`` (a file or folder) becomes one line and exit status 2;
@@ -596,7 +617,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     started, before = time.time(), _folder_id(getattr(args, "out", None)) if args.command == "build" else None
     watched = _WatchedStream(sys.stdout) if args.command == "build" else None
-    with sigterm_as_interrupt():
+    with sigterm_as_interrupt(), _warnings_as_lines(f"specdefects {args.command}"):
         if watched is not None:
             sys.stdout = watched
         try:

@@ -970,3 +970,19 @@ def test_library_calls_with_arguments_of_the_wrong_kind_are_input_errors(tmp_pat
     for call, said in cases:
         with pytest.raises(SpecDefectsInputError, match=re.escape(said)):
             call()
+
+
+@pytest.mark.parametrize("ending", ["", "\n"])
+def test_a_damaged_llm_store_line_is_an_error_and_a_torn_one_a_one_line_warning(tmp_path, ending):
+    store = tmp_path / "llm"
+    store.mkdir()
+    (store / "llm_mutants_humaneval.jsonl").write_text('{"uid": "humaneval/Huma' + ending)
+    res = sd("build", "spec-defects", *SMALL_BUILD, "--llm-store", store, "--out", tmp_path / "sd")
+    if ending:  # a whole line that is no JSON: damage, said, nothing built
+        one_error(res, "llm_mutants_humaneval.jsonl:1: not JSON")
+        assert not (tmp_path / "sd").exists()
+    else:  # an append torn by an interrupt: dropped, in one line
+        assert res.returncode == 0, res.stderr
+        warned = [ln for ln in res.stderr.splitlines() if "truncated last line" in ln]
+        assert warned and warned[0].startswith("specdefects build: warning: "), res.stderr
+        assert "warnings.warn" not in res.stderr and "UserWarning" not in res.stderr

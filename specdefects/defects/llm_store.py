@@ -86,7 +86,8 @@ def read_jsonl(path: str | os.PathLike, required: tuple[str, ...]) -> list[dict]
     path = Path(path)
     if not path.exists():
         return []
-    lines = path.read_text(encoding="utf-8").splitlines()
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines()
     out = []
     for n, line in enumerate(lines, 1):
         if not line.strip():
@@ -94,7 +95,7 @@ def read_jsonl(path: str | os.PathLike, required: tuple[str, ...]) -> list[dict]
         try:
             rec = json.loads(line)
         except json.JSONDecodeError as e:
-            if n == len(lines):
+            if n == len(lines) and not text.endswith("\n"):  # a whole line that is no JSON is damage, not a tear
                 warnings.warn(f"{path}:{n}: truncated last line ignored (an interrupted run?)", stacklevel=2)
                 break
             raise StoreError(f"{path}:{n}: not JSON ({e})") from None
