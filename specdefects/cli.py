@@ -114,6 +114,10 @@ def cmd_mutate(args) -> int:
     check_seed(args.seed)
     defects = list(mutator_codes()) if args.defect == "all" else [args.defect]
     out = check_writable_dir(args.out)
+    stem = f"{args.benchmark}_{args.defect}_seed{args.seed}"
+    for name in (f"{stem}.jsonl", f"{stem}.skipped.jsonl"):  # before the work: a folder in a file's place
+        if (out / name).is_dir():
+            raise UsageError(f"{out / name}, where mutate writes, is a folder: move it away or give another --out")
     if args.engine == "llm":
         if not args.llm:
             raise UsageError("--engine llm needs --llm openai:http://127.0.0.1:8000/v1@MODEL (or SPECDEFECTS_LLM)")
@@ -124,7 +128,6 @@ def cmd_mutate(args) -> int:
     mutants, skipped = mutate_many(tasks, defects, seed=args.seed, progress=not args.json, engine=args.engine)
     for m in mutants:
         m.judge = dict(judge_rules(m))
-    stem = f"{args.benchmark}_{args.defect}_seed{args.seed}"
     path = write_jsonl_atomic(out / f"{stem}.jsonl", (m.to_dict() for m in mutants))
     skip_path = write_jsonl_atomic(out / f"{stem}.skipped.jsonl", (s.to_dict() for s in skipped))
     if args.json:

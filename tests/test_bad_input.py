@@ -986,3 +986,18 @@ def test_a_damaged_llm_store_line_is_an_error_and_a_torn_one_a_one_line_warning(
         warned = [ln for ln in res.stderr.splitlines() if "truncated last line" in ln]
         assert warned and warned[0].startswith("specdefects build: warning: "), res.stderr
         assert "warnings.warn" not in res.stderr and "UserWarning" not in res.stderr
+
+
+def test_folders_and_links_where_files_are_expected_are_named(tmp_path):
+    """Each of these said what was wrong only after the work, or said something else."""
+    out = tmp_path / "m"
+    (out / "humaneval_LV_seed0.jsonl").mkdir(parents=True)
+    one_error(sd("mutate", "--benchmark", "humaneval", "--defect", "LV", "--limit", "1", "--out", out),
+              "humaneval_LV_seed0.jsonl, where mutate writes, is a folder")
+    loop_a, loop_b = tmp_path / "a", tmp_path / "b"
+    loop_a.symlink_to(loop_b)
+    loop_b.symlink_to(loop_a)
+    one_error(sd("report", loop_a, "--out", tmp_path / "rep"), "a link that leads nowhere (or in a circle)")
+    f = tmp_path / "states.txt"
+    f.write_text("x")
+    one_error(sd("represent", "analyze", f, "--out", tmp_path / "an"), "is a file")

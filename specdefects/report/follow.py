@@ -181,7 +181,8 @@ def load_follow_runs(paths: str | Path | Iterable[str | Path], require: bool = T
     files: list[Path] = []
     for p in map(Path, paths):
         if not p.exists():
-            raise ReportError(f"{p}: no such file or directory")
+            raise ReportError(f"{p}: " + ("a link that leads nowhere (or in a circle)" if p.is_symlink()
+                                          else "no such file or directory"))
         files.extend(_results_files(p))
     runs: dict[str, FollowRun] = {}
     read: dict[tuple[str, str], tuple[str, Path, dict]] = {}  # (model, config) -> (data id, file, what)

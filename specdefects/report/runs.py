@@ -343,7 +343,8 @@ def load_runs(paths: str | Path | Iterable[str | Path]) -> list[Run]:
     files: list[Path] = []
     for p in map(Path, paths):
         if not p.exists():
-            raise ReportError(f"{p}: no such file or directory")
+            raise ReportError(f"{p}: " + ("a link that leads nowhere (or in a circle)" if p.is_symlink()
+                                          else "no such file or directory"))
         found = _results_files(p)
         if not found:
             # one empty folder (a run still going, a typo among many) must not hide the others

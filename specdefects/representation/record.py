@@ -334,7 +334,8 @@ def load_states(folder: str | os.PathLike) -> States:
     last index line (a crash during an append) is left out, as a resumed run would drop it."""
     folder = Path(folder)
     if not folder.is_dir():
-        raise RepresentationError(f"states folder {folder} does not exist")
+        raise RepresentationError(f"states folder {folder} " + ("is a file: give the folder 'represent record --out' "
+                                                               "wrote" if folder.exists() else "does not exist"))
     meta = _read_meta(folder)
     if meta is None:
         raise RepresentationError(f"{folder / 'meta.json'} is missing: not a folder written by 'represent record'")
