@@ -9,10 +9,12 @@ conformance checks (:mod:`specdefects.execution.conformance`).
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 
+from .errors import SpecDefectsInputError
 from .execution import check_references, get_sandbox
 from .execution.conformance import format_self_check, self_check, self_check_all
 from .records import STATUSES, ExecResult, Task
@@ -67,7 +69,8 @@ def check_benchmark(tasks: list[Task], benchmark: str, *, workers: int | None = 
     isolation = results[0].isolation if results else getattr(sandbox, "isolation", "")
     return HarnessReport(
         benchmark=benchmark, n_tasks=len(tasks), counts={s: counts.get(s, 0) for s in STATUSES},
-        isolation=isolation, seconds=seconds, workers=workers or 0, skipped=skipped, results=results,
+        isolation=isolation, seconds=seconds, workers=workers or os.cpu_count() or 1,  # run_batch's default
+        skipped=skipped, results=results,
     )
 
 
@@ -98,6 +101,11 @@ def cmd_self_check(args) -> int:
     provider NAME, or of every registered provider (``auto``: those unavailable here are listed, not
     failed). Exit status 1 when a check failed that its provider does not declare (or NAME is
     unavailable, or none is available)."""
+    ignored = [f for f, v in (("--source", args.source), ("--version", args.version), ("--limit", args.limit),
+                              ("--out", args.out)) if v is not None]
+    if ignored:  # they choose benchmark tasks; the self-check runs its own programs
+        raise SpecDefectsInputError(f"{', '.join(ignored)} {'applies' if len(ignored) == 1 else 'apply'} to "
+                                    f"--benchmark, not to --self-check")
     if args.sandbox == "auto":
         reports = self_check_all()
         bad = [r for r in reports if r.available and not r.ok] or ([] if any(r.available for r in reports) else reports)

@@ -1001,3 +1001,11 @@ def test_folders_and_links_where_files_are_expected_are_named(tmp_path):
     f = tmp_path / "states.txt"
     f.write_text("x")
     one_error(sd("represent", "analyze", f, "--out", tmp_path / "an"), "is a file")
+
+
+def test_harness_check_says_what_it_ran_with():
+    """--limit was silently ignored by --self-check; the JSON said 0 workers."""
+    one_error(sd("harness-check", "--self-check", "--limit", "3"), "--limit applies to --benchmark")
+    res = sd("harness-check", "--benchmark", "humaneval", "--limit", "2", "--json")
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["workers"] >= 1
