@@ -1009,3 +1009,10 @@ def test_harness_check_says_what_it_ran_with():
     res = sd("harness-check", "--benchmark", "humaneval", "--limit", "2", "--json")
     assert res.returncode == 0, res.stderr
     assert json.loads(res.stdout)["workers"] >= 1
+
+
+def test_a_sample_larger_than_the_benchmark_is_said(tmp_path):
+    res = sd("build", "spec-defects", "--benchmarks", "humaneval", "--sample", "100000", "--no-invariance",
+             "--out", tmp_path / "sd")
+    assert res.returncode == 0, res.stderr
+    assert "specdefects build: warning: humaneval: --sample 100000 is not below its 164 tasks" in res.stderr

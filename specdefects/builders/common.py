@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import random
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -97,6 +98,9 @@ def load_benchmarks(req: BuildRequest, sample: int | None = None, seed: int = 0,
             raise BuildError(str(e)) from None
         if req.limit:
             tasks = tasks[:req.limit]
+        if sample and sample >= len(tasks) and not req.limit:
+            warnings.warn(f"{b}: --sample {sample} is not below its {len(tasks)} tasks: all of them are used",
+                          stacklevel=2)
         if sample and sample < len(tasks):
             keep = set(random.Random(f"{seed}:{b}").sample(range(len(tasks)), sample))
             tasks = [t for i, t in enumerate(tasks) if i in keep]
