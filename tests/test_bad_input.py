@@ -1016,3 +1016,18 @@ def test_a_sample_larger_than_the_benchmark_is_said(tmp_path):
              "--out", tmp_path / "sd")
     assert res.returncode == 0, res.stderr
     assert "specdefects build: warning: humaneval: --sample 100000 is not below its 164 tasks" in res.stderr
+
+
+def test_report_names_a_broken_results_file_once_and_a_bad_samples_line_by_number(tmp_path):
+    res_dir = tmp_path / "arr" / "m"
+    res_dir.mkdir(parents=True)
+    (res_dir / "results_2025-06-01T10-00-00.json").write_text("[1, 2, 3]")
+    line = one_error(sd("report", tmp_path / "arr", "--out", tmp_path / "r1"), "no 'results' mapping")
+    assert line.count("results_2025-06-01T10-00-00.json") == 1 and "list indices" not in line, line
+    run = tmp_path / "run"
+    shutil.copytree(LMEVAL_MODEL_A, run)
+    samples = next(run.rglob("samples_spec_defects_humaneval_orig_*.jsonl"))
+    lines = samples.read_text().splitlines()
+    samples.write_text("\n".join(lines[:2] + ["garbage"] + lines[2:]) + "\n")
+    res = sd("report", run, "--out", tmp_path / "r2", "--n-boot", "20")
+    assert res.returncode == 0 and "line 3 is not JSON" in res.stderr, res.stderr

@@ -189,7 +189,7 @@ def load_follow_runs(paths: str | Path | Iterable[str | Path], require: bool = T
     for f in sorted(dict.fromkeys(files), key=lambda f: (_date_id(f), str(f))):
         try:
             data = json.loads(f.read_text(encoding="utf-8"))
-            results = data["results"]
+            results = data.get("results") if isinstance(data, dict) else None
             if not isinstance(results, dict):
                 raise SpecDefectsInputError("no 'results' mapping")
         except (OSError, ValueError, KeyError, TypeError) as e:

@@ -164,10 +164,18 @@ def read_samples(results_file: Path, task: str) -> list[dict]:
             f = gzip.open(path, "rt", encoding="utf-8")
         else:
             f = open(path, encoding="utf-8")
+        rows = []
         with f:
-            rows = [json.loads(line) for line in f if line.strip()]
-        if not all(isinstance(r, dict) for r in rows):
-            raise SpecDefectsInputError("a line is not a JSON object")
+            for n, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line)
+                except ValueError as e:
+                    raise SpecDefectsInputError(f"line {n} is not JSON ({e})") from None
+                if not isinstance(row, dict):
+                    raise SpecDefectsInputError(f"line {n} is not a JSON object")
+                rows.append(row)
         return rows
     except (OSError, ValueError, EOFError) as e:
         warnings.warn(f"skipping samples file {path}: {e}", ReportWarning, stacklevel=3)
