@@ -966,6 +966,7 @@ def test_library_calls_with_arguments_of_the_wrong_kind_are_input_errors(tmp_pat
         (lambda: run_batch([(task,)], progress=False), "item 0 must be (task, program)"),
         (lambda: drops({"orig": 7.5, "LV": -3}), "is no pass@1"),
         (lambda: open_store(12345), "a store is a folder"),
+        (lambda: open_store(tmp_path / "st").submit({"model": "org/m"}), "make it with"),  # "invalid request id ''"
     ]
     for call, said in cases:
         with pytest.raises(SpecDefectsInputError, match=re.escape(said)):

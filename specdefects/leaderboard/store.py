@@ -218,7 +218,9 @@ class LocalStore(LeaderboardStore):
 
     def submit(self, request: dict) -> dict:
         request = validate_request(request)
-        check_id(request.get("id", ""))
+        if not request.get("id"):  # a request made by hand, not by make_request
+            raise SubmissionError("a request has no id: make it with specdefects.leaderboard.make_request(...)")
+        check_id(request["id"])
         with self._submit_lock():
             dup = duplicate_of(request, self.list_requests())
             if dup is not None:
@@ -445,7 +447,9 @@ class HubStore(LeaderboardStore):
 
     def submit(self, request: dict) -> dict:
         request = validate_request(request)
-        check_id(request.get("id", ""))
+        if not request.get("id"):  # a request made by hand, not by make_request
+            raise SubmissionError("a request has no id: make it with specdefects.leaderboard.make_request(...)")
+        check_id(request["id"])
 
         def attempt():
             sha, existing = self._snapshot()
