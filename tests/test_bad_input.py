@@ -1002,6 +1002,10 @@ def test_folders_and_links_where_files_are_expected_are_named(tmp_path):
     f = tmp_path / "states.txt"
     f.write_text("x")
     one_error(sd("represent", "analyze", f, "--out", tmp_path / "an"), "is a file")
+    empty = tmp_path / "states"
+    empty.mkdir()
+    (empty / "meta.json").write_text('{"format": "specdefects-states/1"}')
+    one_error(sd("represent", "analyze", empty, "--out", tmp_path / "an"), "hold no recorded prompt")  # "embeddings only"
 
 
 def test_harness_check_says_what_it_ran_with():

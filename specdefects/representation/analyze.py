@@ -700,6 +700,9 @@ def analyze_states(states_dirs: str | os.PathLike | Iterable[str | os.PathLike],
                              inputs=[*states_dirs, *runs])
     t_start = time.perf_counter()
     data = load_state_folders(states_dirs)
+    if len(data.rows) == 0:
+        raise RepresentationError(f"{', '.join(map(str, states_dirs))} hold no recorded prompt: run "
+                                  f"`specdefects represent record` into it first")
     if data.n_layers < 1:
         raise RepresentationError("the states hold the embeddings only: no transformer layer to analyse")
     layers = _layers(probe_layers, data.n_layers)
