@@ -261,7 +261,7 @@ def _from_hub(repo_id: str, read):
     offline = hub_offline_reason()
     try:
         return read()
-    except Exception:
+    except OSError:  # what a cache miss offline is (ConnectionError, LocalEntryNotFoundError); anything else is not
         if offline is None:
             raise
         raise OSError(f"{repo_id} is not in the local cache and {offline}: "
