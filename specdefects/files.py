@@ -16,6 +16,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -50,19 +51,36 @@ def _umask() -> int:
 
 
 @contextlib.contextmanager
+def interrupts_held() -> Iterator[None]:
+    """Ctrl-C and SIGTERM wait until the block is done, then arrive: for making and removing a
+    temporary file or folder, which a second signal (a user pressing Ctrl-C twice, a supervisor
+    sending SIGTERM again) must not cut in half and leave behind."""
+    held = {signal.SIGINT, signal.SIGTERM}
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+@contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; on success it replaces ``path`` in one rename
     (with the usual permissions, not mkstemp's 0600); on failure it is removed."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
+    tmp = None
     try:
+        with interrupts_held():  # made and named as one step: an interrupt then finds it to remove
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+            os.close(fd)
         yield Path(tmp)
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        if tmp is not None:
+            with interrupts_held():
+                Path(tmp).unlink(missing_ok=True)
         raise
 
 
@@ -116,13 +134,17 @@ def atomic_dir(path: str | os.PathLike) -> Iterator[Path]:
     (:func:`replace_dir`), on failure it is removed."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
+    tmp = None
     try:
+        with interrupts_held():  # as in atomic_path
+            tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
         yield tmp
         os.chmod(tmp, 0o777 & ~_umask())
         replace_dir(tmp, path)
     except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
+        if tmp is not None:
+            with interrupts_held():
+                shutil.rmtree(tmp, ignore_errors=True)
         raise
 
 

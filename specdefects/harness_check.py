@@ -101,8 +101,7 @@ def cmd_self_check(args) -> int:
     provider NAME, or of every registered provider (``auto``: those unavailable here are listed, not
     failed). Exit status 1 when a check failed that its provider does not declare (or NAME is
     unavailable, or none is available)."""
-    ignored = [f for f, v in (("--source", args.source), ("--version", args.version), ("--limit", args.limit),
-                              ("--out", args.out)) if v is not None]
+    ignored = [f"--{name}" for name in ("source", "version", "limit", "out") if getattr(args, name, None) is not None]
     if ignored:  # they choose benchmark tasks; the self-check runs its own programs
         raise SpecDefectsInputError(f"{', '.join(ignored)} {'applies' if len(ignored) == 1 else 'apply'} to "
                                     f"--benchmark, not to --self-check")

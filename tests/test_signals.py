@@ -291,3 +291,29 @@ def test_a_later_run_removes_stale_temporary_folders_of_a_killed_run_and_nothing
     assert young.exists() and f"note: {young} is a temporary folder of another run" in r.stderr
     assert all((p / "sub" / "table4.md").exists() for p in [*mine, target])
     assert (tmp_path / ".rep.l1nk3d_0").is_symlink() and (out / "table4.md").exists()
+
+
+@pytest.mark.parametrize("helper", ["atomic_dir", "atomic_path"])
+def test_an_interrupt_just_after_the_temporary_is_made_leaves_nothing(tmp_path, helper):
+    """Ctrl-C landing between making the temporary folder and entering the block that removes it
+    (where the SIGTERM tests fire: the folder has just appeared) left it behind."""
+    script = f"""
+import os, signal, tempfile
+from specdefects import files
+made = {{"dir": tempfile.mkdtemp, "file": tempfile.mkstemp}}
+def interrupted(make):
+    def wrapper(*a, **k):
+        out = make(*a, **k)
+        os.kill(os.getpid(), signal.SIGINT)  # arrives at the next bytecode
+        return out
+    return wrapper
+tempfile.mkdtemp, tempfile.mkstemp = interrupted(made["dir"]), interrupted(made["file"])
+try:
+    with files.{helper}({str(tmp_path / "out")!r}) as tmp:
+        print("the block ran")
+except KeyboardInterrupt:
+    print("interrupted")
+"""
+    res = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert "interrupted" in res.stdout, res.stdout + res.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == [], list(tmp_path.iterdir())
