@@ -300,6 +300,7 @@ def test_an_interrupt_just_after_the_temporary_is_made_leaves_nothing(tmp_path, 
     script = f"""
 import os, signal, tempfile
 from specdefects import files
+signal.signal(signal.SIGINT, signal.default_int_handler)  # a background job (CI) starts with SIGINT ignored
 made = {{"dir": tempfile.mkdtemp, "file": tempfile.mkstemp}}
 def interrupted(make):
     def wrapper(*a, **k):
