@@ -9,7 +9,6 @@ conformance checks (:mod:`specdefects.execution.conformance`).
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -17,6 +16,7 @@ from dataclasses import dataclass, field
 from .errors import SpecDefectsInputError
 from .execution import check_references, get_sandbox
 from .execution.conformance import format_self_check, self_check, self_check_all
+from .execution.runner import worker_count
 from .records import STATUSES, ExecResult, Task
 
 
@@ -69,8 +69,8 @@ def check_benchmark(tasks: list[Task], benchmark: str, *, workers: int | None = 
     isolation = results[0].isolation if results else getattr(sandbox, "isolation", "")
     return HarnessReport(
         benchmark=benchmark, n_tasks=len(tasks), counts={s: counts.get(s, 0) for s in STATUSES},
-        isolation=isolation, seconds=seconds, workers=workers or os.cpu_count() or 1,  # run_batch's default
-        skipped=skipped, results=results,
+        isolation=isolation, seconds=seconds, workers=worker_count(workers), skipped=skipped,
+        results=results,
     )
 
 

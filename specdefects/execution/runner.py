@@ -282,8 +282,13 @@ def _check_task(task, what: str) -> None:
                                     f"(load one with specdefects.sources.load_tasks)")
 
 
+def worker_count(workers: int | None) -> int:
+    """The parallel programs a batch runs: ``workers``, else one per CPU core."""
+    return max(1, int(workers or os.cpu_count() or 1))
+
+
 def _map(fn, items: list, workers: int | None, progress: bool, desc: str) -> list:
-    workers = max(1, int(workers or os.cpu_count() or 1))
+    workers = worker_count(workers)
     bar = None
     if progress:
         try:

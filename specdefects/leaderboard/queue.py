@@ -19,7 +19,6 @@ answer (the model is not on the Hub, has no licence, is too large, the evaluatio
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import shlex
@@ -32,7 +31,7 @@ import time
 from pathlib import Path
 
 from ..errors import SpecDefectsRuntimeError
-from .results import find_lmeval_results, make_summary, same_task_bases, sample_files
+from .results import find_lmeval_results, make_summary, read_results_json, same_task_bases, sample_files
 from .store import Claim, HubStore, LeaderboardStore
 from .submissions import HubUnreachable, SubmissionError, check_model_on_hub
 
@@ -187,8 +186,7 @@ def run_request(store: LeaderboardStore, claim: Claim, runner: str = DEFAULT_RUN
         if not found:
             raise SpecDefectsRuntimeError(f"evaluation command exited with status 0 but wrote no results_*.json "
                                           f"under {out}: {_tail(logfile, 4) or '(it printed nothing)'}")
-        lmeval = json.loads(found[-1].read_text(encoding="utf-8"))
-        summary = make_summary(lmeval, source="evaluated", request=req)
+        summary = make_summary(read_results_json(found[-1]), source="evaluated", request=req)
         if same := same_task_bases(found[-1]):
             summary["same_tasks"] = same  # the drops on each defect's own tasks, as for the committed runs
         files = sample_files(found[-1])

@@ -116,6 +116,16 @@ def make_summary(lmeval: dict, *, source: str, request: dict | None = None, mode
     return out
 
 
+def read_results_json(path: Path) -> dict:
+    """One lm-eval results file's JSON; an input error naming the file when it is empty or not JSON."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        what = "is empty" if not text.strip() else f"is not JSON ({e})"
+        raise SpecDefectsInputError(f"{path} {what}: not an lm-eval results file") from None
+
+
 def find_lmeval_results(folder: str | Path) -> list[Path]:
     """``results_*.json`` under an lm-eval ``--output_path`` folder (``OUT/<model>/results_<ts>.json``)."""
     folder = Path(folder)
@@ -287,12 +297,11 @@ def evaluated_summaries(folders) -> list[dict]:
     merged: dict[str, dict] = {}
     files = [f for folder in folders for f in find_lmeval_results(folder)]
     for f in sorted(files, key=lambda p: p.name):
+        obj = read_results_json(f)
         try:
-            obj = json.loads(f.read_text(encoding="utf-8"))
             s = summarize_lmeval(obj)
-        except (ScoreOutOfRange, OSError, json.JSONDecodeError) as e:
-            what = "is empty" if isinstance(e, json.JSONDecodeError) and not e.doc.strip() else f"cannot be used: {e}"
-            raise SpecDefectsInputError(f"{f} {what}") from None
+        except ScoreOutOfRange as e:
+            raise SpecDefectsInputError(f"{f} cannot be used: {e}") from None
         except ValueError:
             continue  # matched / quality runs: no leaderboard column
         name, params, precision = _safe_name(s["model"], str(f)), None, "bfloat16"
@@ -527,13 +536,10 @@ def upload_results(store, folder: str | Path, model: str | None = None) -> list[
     stored = []
     for p in latest.values():
         try:
-            lmeval = json.loads(p.read_text(encoding="utf-8"))
-            summary = make_summary(lmeval, source="self-reported", model=model)
-        except json.JSONDecodeError as e:
-            what = "is empty" if not e.doc.strip() else f"is not JSON ({e})"
-            raise SubmissionError(f"{p} {what}: not an lm-eval results file") from None
+            summary = make_summary(read_results_json(p), source="self-reported", model=model)
         except (OSError, ValueError) as e:
-            raise SubmissionError(f"{p}: {e}") from None
+            said = str(e)
+            raise SubmissionError(said if said.startswith(str(p)) else f"{p}: {said}") from None
         name = check_model_id(summary.get("model") or "")  # also refuses HTML and path tricks
         summary["model"] = name
         if same := same_task_bases(p):

@@ -10,23 +10,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import warnings
 
 
 def _cmd_record(args: argparse.Namespace) -> int:
     from .record import RepresentationWarning, prompt_rows, record_states
 
-    with warnings.catch_warnings():  # a skipped config etc.: one line as it happens, not a source line
-        shown = warnings.showwarning
-
-        def one_line(message, category, *rest, **kw):
-            if issubclass(category, RepresentationWarning):
-                print(f"specdefects represent record: warning: {message}", file=sys.stderr)
-            else:
-                shown(message, category, *rest, **kw)
-
-        warnings.showwarning = one_line
+    with warnings.catch_warnings():  # a skipped config etc.: each one, as a line (specdefects.cli shows it)
         warnings.simplefilter("always", RepresentationWarning)
         rows = prompt_rows(args.data, configs=args.config, benchmarks=args.benchmark,  # None: matched + controls
                            conditions=args.condition, limit_tasks=args.limit, seed=args.seed)

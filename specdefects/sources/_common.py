@@ -201,10 +201,11 @@ def read_file(path: Path) -> Iterator[Row]:
         for i, r in enumerate(data):
             yield Row(r, f"item {i} of {path.name}", path.name)
     elif name.endswith(".parquet"):
+        size = path.stat().st_size
         with open(path, "rb") as fh:  # pyarrow's own complaint is logged and names no file
             head = fh.read(4)
-            fh.seek(max(0, path.stat().st_size - 4))
-            if head != b"PAR1" or fh.read(4) != b"PAR1" or path.stat().st_size < 12:  # 12: magic, footer length, magic
+            fh.seek(max(0, size - 4))
+            if head != b"PAR1" or fh.read(4) != b"PAR1" or size < 12:  # 12: magic, footer length, magic
                 raise RecordError(f"{path.name}: not a parquet file (truncated, or another format named .parquet)")
         yield from rows_of_dataset(load_dataset("parquet", data_files=str(path), split="train"), path.name)
     else:

@@ -18,7 +18,6 @@ DEMO_EXAMPLES = (
 )
 
 
-
 def _function_name(text: str) -> str:
     import keyword
 
