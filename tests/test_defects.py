@@ -239,6 +239,78 @@ def test_us_lcb_constraints_line():
     assert isinstance(mutate(t, "SF", seed=0), Mutant)
 
 
+def contest(desc: str) -> Task:
+    return Task(benchmark="livecodebench", task_id="lcb1", description=desc, prompt=desc + "\n\n### Format: ...",
+                test_kind="stdin", tests=[TestCase("1 2\n", "3\n", True)], description_span=(0, len(desc)))
+
+
+def us_cuts(task: Task, seeds: int = 40) -> set[tuple[str, str]]:
+    cuts = set()
+    for seed in range(seeds):
+        m = mutate(task, "US", seed=seed)
+        assert isinstance(m, Mutant), m
+        cuts.add((m.ops[0].category, m.ops[0].before.strip()))
+    return cuts
+
+
+LEETCODE = ("You are given an integer array nums and an integer k.\nReturn the length of the shortest subarray whose "
+            "sum is at least k.{edge}\n\nExample 1:\n\nInput: nums = [1,2], k = 3\nOutput: 2\n\nConstraints:\n\n"
+            "1 <= nums.length <= 10^5\n-10^4 <= nums[i] <= 10^4\n{extra}")
+
+
+def test_us_contest_precondition_line_is_cut_instead_of_a_bound():
+    """A Constraints line that the prose never states ("nums contains distinct integers") is an input
+    precondition; with one on offer, the bounds of the Constraints (which the public tests rarely check) go
+    untouched."""
+    cuts = us_cuts(contest(LEETCODE.format(edge="", extra="nums contains distinct integers.")))
+    assert cuts == {("input_precondition", "nums contains distinct integers.")}
+
+
+@pytest.mark.parametrize("extra, why", [
+    ("All input values are integers.", "the Input format already says the values are integers"),
+    ("n == nums.length", "a size the input itself carries"),
+    ("nums is an integer array.", "the prose states it"),
+    ("Each of S and T is a string that satisfies the following conditions.", "a lead-in to the lines after it"),
+])
+def test_us_contest_lines_that_lose_nothing_are_not_cut(extra, why):
+    cuts = us_cuts(contest(LEETCODE.format(edge="", extra=extra)))
+    assert all(cat == "numeric_bound" for cat, _ in cuts), why
+
+
+@pytest.mark.parametrize("edge, category", [
+    (" If no such subarray exists, return -1.", "output_edge_case"),
+    (" Since the answer may be very large, return it modulo 10^9 + 7.", "formula"),
+    (" If there are multiple such subarrays, return the one with the smallest start.", "output_edge_case"),
+    (" Note that the subarray may wrap around the end of nums.", "formula"),
+    (" It is guaranteed that nums holds at least one positive value.", "input_precondition"),
+])
+def test_us_contest_sentence_of_its_own_goes_whole(edge, category):
+    cuts = us_cuts(contest(LEETCODE.format(edge=edge, extra="")))
+    assert cuts == {(category, edge.strip())}
+
+
+@pytest.mark.parametrize("edge", [
+    " If such a subarray exists, print Yes; otherwise, print No.",  # both answers: the request itself
+    " If it is impossible, return -1.\nOtherwise, return the length.",  # the next sentence leans on it
+    " Note that it can be proved that the answer is finite.",  # a fact, no constraint
+])
+def test_us_contest_sentences_that_carry_the_request_stay(edge):
+    cuts = us_cuts(contest(LEETCODE.format(edge=edge, extra="")))
+    assert all(cat == "numeric_bound" for cat, _ in cuts), cuts
+
+
+def test_us_cut_never_leaves_a_bracket_open():
+    """lcbpub-0687 "between Jan 1st, 1900 and Dec 31st, 2100 (both inclusive)": deleting "inclusive)" alone
+    would leave "(both ." behind."""
+    desc = ("You are given a string date.\nReturn the day number of the year.\n\nConstraints:\n\n"
+            "date.length == 10\nThe input is generated such that date is a valid date between 1900 and 2100 "
+            "(both inclusive).")
+    for seed in range(20):
+        m = mutate(contest(desc), "US", seed=seed)
+        if isinstance(m, Mutant):
+            assert m.task.description.count("(") == m.task.description.count(")")
+
+
 def test_us_not_applicable_without_constraint():
     r = mutate(crafted("Write a function to add numbers."), "US", seed=0)
     assert isinstance(r, NotApplicable) and "constraint" in r.reason

@@ -90,6 +90,10 @@ def test_full_build_has_no_text_with_two_labels_and_lv_everywhere_changes_the_pr
         assert (changed.description != changed.original_description).all(), bench
     v = pd.concat(pd.read_parquet(p) for p in (out / "validator").glob("*.parquet"))
     assert v.groupby("text").label.nunique().max() == 1
+    # LiveCodeBench's US rows are not one kind: a Constraints bound is cut only where a task offers nothing else
+    lcb_us = pd.read_parquet(next((out / "livecodebench").glob("*.parquet"))).query("defect == 2")
+    categories = lcb_us.metadata.map(lambda m: json.loads(m)["us_category"]).value_counts(normalize=True)
+    assert len(lcb_us) >= 900 and categories.max() <= 0.60, categories.to_dict()
     # every US row of the build has the surprisal judge's verdict (the stored sentence NLLs are current)
     # and the judge rejects some rows
     rejected = 0

@@ -55,8 +55,12 @@ the examples and the reference, so the reference still passes (:func:`neutral_na
 such name is safe (nothing left, a builtin, a name that breaks off as ``octal_To``) the
 constraint stays.
 
-Measured at seed 0 (``benchmarks/mutant_fingerprints.py``): a mutant for 114/164 HumanEval,
-277/974 MBPP and 1,026/1,055 LiveCodeBench tasks; most of the rest are one-line requests with
+A contest statement (LiveCodeBench) gives its own candidates (:mod:`.underspec.contest`): a line of its
+Constraints section, and a sentence that states an edge case, a tie, a guarantee, a note or the answer's
+modulus on its own; a numeric bound of the Constraints section is drawn only where nothing else is offered.
+
+Measured at seed 0 (``datasets_scripts/mutant_snapshot.py --defect US``): a mutant for 106/164 HumanEval,
+273/974 MBPP and 1,024/1,055 LiveCodeBench tasks; most of the rest are one-line requests with
 nothing but the task, its inputs and at most an implementation hint.
 """
 
@@ -81,7 +85,7 @@ from ._common import (
     rng_for,
     run_guarded,
 )
-from .underspec import Candidate, Deletion, refusal
+from .underspec import Candidate, Deletion, contest, refusal
 from .underspec.text import (
     CONSTRAINTS_HEADER,
     DANGLING,
@@ -485,32 +489,43 @@ def candidates(desc: str) -> list[Candidate]:
     """All deletion candidates in ``desc``, in the order the engine meets them (the first of two with the
     same span gives its category)."""
     examples = example_regions(desc)
-    out: list[Candidate] = []
-    prose = re.split(r"^[ \t]*(?:input|constraints?)[ \t]*:?[ \t]*$", desc, maxsplit=1, flags=re.M | I)[0]
     # a Constraints line the statement's prose already says ("each cell holds an integer between 1 and 9")
-    out += [c for c in _constraint_lines(desc) if not _bound_in_prose(desc[c.start:c.end], prose)]
-    out += [c for c in _listed_lines(desc) if not overlaps(c.span, examples)]
-    if not FORMAL_SECTION.search(desc):  # a contest statement's lists are left to its constraint lines
-        out += [c for c in _bulleted_conditions(desc) if not overlaps(c.span, examples)]
+    own = [c for c in contest.constraint_lines(desc) if contest.kept_constraint_line(desc, c, contest.prose_of(desc))]
     sents = [sp for sp in sentences(desc) if not overlaps(sp, examples)]
     if FORMAL_SECTION.search(desc):
         # a contest statement defines its terms in sentences that later ones lean on ("An index i is
         # good if ...", "Next, ...") and restates the rest in its Input/Output/Constraints sections:
-        # so a sentence cut dangles or is restated elsewhere: only its constraint lines and phrases are deleted
+        # only an edge case's, a tie's, a guarantee's, a note's or a modulus's own sentence goes whole
+        own += _contest_sentences(desc, [sp for sp in sents if not overlaps(sp, [c.span for c in own])])
         sents = []
+    out = own + [c for c in _listed_lines(desc) if not overlaps(c.span, examples)]
+    if not FORMAL_SECTION.search(desc):  # a contest statement's lists are left to its constraint lines
+        out += [c for c in _bulleted_conditions(desc) if not overlaps(c.span, examples)]
     out += _sentence_candidates(desc, sents)
     out += _definition_conjuncts(desc, sents)
     for cat, tier, rx in PHRASES:
         out += [Candidate(cat, tier, m.start(), m.end()) for m in rx.finditer(desc)
                 if not _phrase_refused(desc, cat, tier, m, examples)]
-    if _constraint_lines(desc) or CONSTRAINTS_HEADER.search(desc):
-        # a statement with a Constraints section states each precondition twice, in the prose ("N positive
-        # integers") and as constraints ("1 <= A_i", "All input values are integers"): one copy loses nothing
-        out = [c for c in out if c.category != "input_precondition"]
+    if own or CONSTRAINTS_HEADER.search(desc):
+        # a statement with a Constraints section states each precondition of its prose ("N positive integers")
+        # again as a constraint ("1 <= A_i"): one copy loses nothing; its own lines and guarantees were kept above
+        out = [c for c in out if c.category != "input_precondition" or c in own]
     output = OUTPUT_HEADER.search(desc)
     if output:
         # the Output section says what to print: a prose sentence about the output format repeats it
         out = [c for c in out if not (c.category == "output_format" and c.end <= output.start())]
+    return out
+
+
+def _contest_sentences(desc: str, sents: list[tuple[int, int]]) -> list[Candidate]:
+    """The sentences of a contest statement that state an edge case's answer or the answer's modulus on their
+    own, where the next sentence does not lean on them."""
+    out = []
+    for i, (s, e) in enumerate(sents):
+        cat = contest.sentence_shape(desc[s:e])
+        leans = i + 1 < len(sents) and LEANS_BACK.match(desc[sents[i + 1][0]:sents[i + 1][1]])
+        if cat and i > 0 and not leans and not is_restatement(desc[s:e], desc[:s] + desc[e:]):
+            out.append(Candidate(cat, 1, *_sentence_deletion(desc, s, e)))
     return out
 
 
@@ -615,46 +630,12 @@ PREDICATE_COMPLEMENT = re.compile(r",?\s+(?:or|and)\s+(?:should\s+)?(?:return\s+
                                   r"(?:otherwise|else|in other cases|[^.;,\n]{1,40}?\s+otherwise)\b", I)
 
 
-def _bound_in_prose(line: str, prose: str) -> bool:
-    """The Constraints ``line`` says nothing the prose does not: its words (LaTeX and one-letter
-    names aside) all occur there, numbers included."""
-    words = {w for w in content_words(re.sub(r"\\[a-zA-Z]+", " ", line)) if len(w) > 1 or w.isdigit()}
-    return bool(words) and any(ch.isdigit() for ch in line) and words <= content_words(prose)
-
-
 def _first_after_header(desc: str, s: int) -> bool:
     """True when the sentence at ``s`` is the first prose after a header line ("Task", "Problem:")."""
     before = desc[:s].rstrip()
     last_line = before.rsplit("\n", 1)[-1].strip()
     return bool(last_line) and bool(HEADER.match(last_line)) and "\n" in desc[len(before):s] + "\n" and \
         not re.search(r"[.!?]", last_line)
-
-
-def _constraint_lines(desc: str) -> list[Candidate]:
-    m = re.search(r"^[ \t]*constraints?\s*:?[ \t]*$", desc, re.M | I)
-    if not m:
-        return []
-    lines = []
-    pos = m.end() + 1
-    for line in desc[pos:].split("\n"):
-        s = line.strip()
-        if s and (EXAMPLE_BLOCK.match(line) or re.match(r"(follow[- ]up|note)\b", s, I)):
-            break
-        if s:
-            lines.append((pos, pos + len(line) + 1))
-        pos += len(line) + 1
-    if len(lines) < 2:
-        return []
-    out = []
-    for s, e in lines:
-        e = min(e, len(desc))
-        text = desc[s:e]
-        cat = "numeric_bound" if re.search(r"\d|\\leq|<=|≤|\bat most\b", text) else "input_precondition"
-        if e == len(desc) and s > 0:  # last line: take the newline before it instead
-            s -= 1
-        out.append(Candidate(cat, 1, s, e))
-    return out
-
 
 
 def _informative_parenthetical(text: str) -> bool:
@@ -777,6 +758,8 @@ def _clean(desc: str, s: int, e: int) -> tuple[int, int, str] | None:
             return None
     if re.search(r"[,;(]\s*[.)]", around):
         return None
+    if any(desc[s:e].count(a) != desc[s:e].count(b) for a, b in ("()", "[]", "{}")):
+        return None  # lcbpub-0687 "(both[ inclusive)]." would leave a bracket open
     head = new[:s + len(rep)].rstrip()
     tail = new[s + len(rep):].lstrip(" \t")
     if DANGLING.search(head) and (not tail or tail[:1] in ".,;:\n"):
@@ -955,7 +938,7 @@ def _mutate(task: Task, seed: int) -> Mutant:
     desc = task.description
     found, renames = _deletable(task)
     tier = min(c.tier for c in found)
-    pool = [c for c in found if c.tier == tier]
+    pool = contest.without_contest_bounds(desc, [c for c in found if c.tier == tier])
     cats = sorted({c.category for c in pool}, key=US_CATEGORIES.index)
     cat = rng.choice(cats)
     chosen = rng.choice(sorted(c for c in pool if c.category == cat))
