@@ -63,6 +63,27 @@ def test_malformed_file_warns_naming_it():
     assert [r.model for r in runs] == ["model-b"]
 
 
+@pytest.mark.parametrize("change, said", [
+    ({"pass@1": 7}, "pass@1 7, not a share in [0, 1]"),
+    ({"pass@1": float("nan")}, "pass@1 nan, not a share in [0, 1]"),
+    ({"pass@1": "1"}, "has no numeric 'pass@1'"),
+    ({"doc_id": None, "doc": {}}, "names no task"),
+])
+def test_a_malformed_samples_row_skips_its_file_with_a_warning(tmp_path, change, said):
+    """A samples row whose score is no share or that names no task is not used: the file's per-task rows go,
+    with a warning naming the file and the row (the run's summary scores stay)."""
+    folder = tmp_path / "a"
+    shutil.copytree(MODEL_A, folder)
+    samples = sorted(folder.rglob("samples_spec_defects_humaneval_us_*.jsonl"))[0]
+    rows = [json.loads(line) for line in samples.read_text().splitlines()]
+    rows[2].update(change)
+    samples.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.warns(ReportWarning, match=re.escape(f"skipping samples file {samples}: row 3 ") + ".*" + re.escape(said)):
+        (run,) = load_runs([folder])
+    assert ("humaneval", "US") in run.scores
+    assert not [r for r in run.samples if r["variant"] == "US"]
+
+
 def test_models_named_from_lm_eval_config(runs):
     assert [r.model for r in runs] == ["org/model-a", "model-b"]  # pretrained=, then model_name
     a, b = runs

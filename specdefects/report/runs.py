@@ -189,12 +189,16 @@ def _read_samples(results_file: Path, task: str, filter_name: str, model: str, b
         if s.get("filter", "none") != filter_name:
             continue
         value = s.get(_METRIC)
-        if not isinstance(value, (int, float)):
-            warnings.warn(f"skipping samples file {samples_file(results_file, task)}: row {lineno} has no numeric "
-                          f"{_METRIC!r}", ReportWarning, stacklevel=3)
-            return []
         doc = s.get("doc") if isinstance(s.get("doc"), dict) else {}
         tid = next((doc[k] for k in _TASK_ID_KEYS if doc.get(k) is not None), None)
+        wrong = (f"has no numeric {_METRIC!r}" if not isinstance(value, (int, float)) else
+                 f"has {_METRIC} {value!r}, not a share in [0, 1]" if not 0 <= value <= 1 else
+                 "names no task (no doc_id and no task id in its doc)" if tid is None and s.get("doc_id") is None
+                 else None)
+        if wrong:
+            warnings.warn(f"skipping samples file {samples_file(results_file, task)}: row {lineno} {wrong}",
+                          ReportWarning, stacklevel=3)
+            return []
         value = float(value)
         rows.append({"model": model, "benchmark": benchmark, "variant": variant,
                      "doc_id": s.get("doc_id"), "task_id": tid if tid is not None else s.get("doc_id"),
