@@ -68,6 +68,8 @@ def test_malformed_file_warns_naming_it():
     ({"pass@1": float("nan")}, "pass@1 nan, not a share in [0, 1]"),
     ({"pass@1": "1"}, "has no numeric 'pass@1'"),
     ({"doc_id": None, "doc": {}}, "names no task"),
+    ({"doc_id": "x"}, "has doc_id 'x', not a whole number"),
+    ({"doc": []}, "has a doc that is no JSON object (list)"),
 ])
 def test_a_malformed_samples_row_skips_its_file_with_a_warning(tmp_path, change, said):
     """A samples row whose score is no share or that names no task is not used: the file's per-task rows go,

@@ -193,6 +193,9 @@ def _read_samples(results_file: Path, task: str, filter_name: str, model: str, b
         tid = next((doc[k] for k in _TASK_ID_KEYS if doc.get(k) is not None), None)
         wrong = (f"has no numeric {_METRIC!r}" if not isinstance(value, (int, float)) else
                  f"has {_METRIC} {value!r}, not a share in [0, 1]" if not 0 <= value <= 1 else
+                 f"has a doc that is no JSON object ({type(s['doc']).__name__})" if "doc" in s and not isinstance(s["doc"], dict) else
+                 f"has doc_id {s['doc_id']!r}, not a whole number" if s.get("doc_id") is not None and (
+                     isinstance(s["doc_id"], bool) or not isinstance(s["doc_id"], int)) else
                  "names no task (no doc_id and no task id in its doc)" if tid is None and s.get("doc_id") is None
                  else None)
         if wrong:
