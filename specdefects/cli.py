@@ -16,7 +16,7 @@ import stat
 import sys
 
 from . import __version__
-from .errors import SpecDefectsError, SpecDefectsInputError
+from .errors import SpecDefectsError, SpecDefectsInputError, seed_arg
 from .registry import benchmark_types
 from .vocabulary import defect_codes, listing
 
@@ -323,7 +323,7 @@ def _add_mutate_parser(sub) -> None:
     p.add_argument("--llm", default=os.environ.get("SPECDEFECTS_LLM"),
                    help="model for --engine llm: openai:URL[@MODEL] (any OpenAI-compatible server) or "
                         "vllm:PATH_OR_ID (offline vLLM); default $SPECDEFECTS_LLM")
-    p.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    p.add_argument("--seed", type=seed_arg, default=0, help="seed (default 0)")
     p.add_argument("--task-id", nargs="+", default=None, metavar="ID", help="only these task ids")
     p.add_argument("--limit", type=int, default=None, help="only the first N (selected) tasks")
     p.add_argument("--source", default=None, help="a local file/folder or Hub id (default: the benchmark's)")
@@ -353,7 +353,7 @@ def _add_report_parser(sub) -> None:
     p.add_argument("--overwrite", action="store_true",
                    help="replace --out even when it holds files the report did not write (that folder is moved aside to OUT.replaced-N, never deleted)")
     p.add_argument("--n-boot", type=int, default=5000, help="bootstrap resamples of the paired differences (default 5000)")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--seed", type=seed_arg, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--json", action="store_true", help="print the models, files, warnings and scores as JSON")
     p.set_defaults(func=cmd_report)
 

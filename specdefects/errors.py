@@ -38,6 +38,20 @@ class Terminated(KeyboardInterrupt):
     control flow, not an error, and does not derive from :class:`SpecDefectsError`."""
 
 
+def seed_arg(text: str) -> int:
+    """An argparse type: a seed, a whole number of at least 0 (numpy and scikit-learn refuse a negative one,
+    deep inside and after the work before them)."""
+    import argparse  # lazy: only command lines read seeds
+
+    try:
+        seed = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a whole number expected, got {text!r}") from None
+    if seed < 0:
+        raise argparse.ArgumentTypeError(f"a seed is a whole number of at least 0, got {seed}")
+    return seed
+
+
 def env_number(name: str, default: float, *, minimum: float = 0.0, integer: bool = False) -> float:
     """The number environment variable ``name`` holds (``default`` when unset or empty), read when
     used, not at import, so that a bad value is one line naming it and never breaks an unrelated

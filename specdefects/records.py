@@ -517,9 +517,16 @@ def task_features():
 
 
 def tasks_to_dataset(tasks):
-    """A ``datasets.Dataset`` of tasks with :func:`task_features`."""
+    """A ``datasets.Dataset`` of tasks with :func:`task_features` (no rows for no tasks)."""
     from datasets import Dataset
-    return Dataset.from_list([t.to_row() for t in tasks], features=task_features())
+    tasks = list(tasks)
+    wrong = next((t for t in tasks if not isinstance(t, Task)), None)
+    if wrong is not None:
+        raise RecordError(f"tasks_to_dataset takes Task records, got a {type(wrong).__name__}")
+    features = task_features()
+    if not tasks:  # Dataset.from_list([]) fails on the features' keys
+        return Dataset.from_dict({name: [] for name in features}, features=features)
+    return Dataset.from_list([t.to_row() for t in tasks], features=features)
 
 
 def tasks_from_dataset(ds) -> list[Task]:

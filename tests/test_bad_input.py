@@ -1036,3 +1036,123 @@ def test_report_names_a_broken_results_file_once_and_a_bad_samples_line_by_numbe
     samples.write_text("\n".join(lines[:2] + ["garbage"] + lines[2:]) + "\n")
     res = sd("report", run, "--out", tmp_path / "r2", "--n-boot", "20")
     assert res.returncode == 0 and "line 3 is not JSON" in res.stderr, res.stderr
+
+
+# --------------------------------------------------------------------------- damaged detectors, data and limits
+
+@pytest.mark.parametrize("damage, says", [
+    (lambda f: os.truncate(f / "hybrid.npz", 1000), "BadZipFile"),
+    (lambda f: (f / "hybrid.json").write_text("[1, 2]"), "a JSON list, not an object"),
+])
+def test_a_damaged_detector_is_one_line(tmp_path, damage, says):
+    from specdefects.validator.shipped import shipped_path
+    folder = tmp_path / "detector"
+    shutil.copytree(shipped_path(), folder)
+    damage(folder)
+    one_error(sd("check", "--model", folder, "Write a function to sort a list."), folder, says)
+
+
+def _damaged_copy(built: Path, tmp_path: Path, config: str, column: str, row: int, value) -> Path:
+    """A copy of ``built`` whose ``config`` parquet holds ``value`` in ``column`` at ``row``."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    copy = tmp_path / "damaged"
+    shutil.copytree(built, copy)
+    path = sorted((copy / config).glob("*.parquet"))[0]
+    table = pq.read_table(path)
+    values = table.column(column).to_pylist()
+    values[row] = value
+    i = table.schema.get_field_index(column)
+    pq.write_table(table.set_column(i, table.schema.field(column), pa.array(values, table.schema.field(column).type)),
+                   path)
+    return copy
+
+
+def test_eval_refuses_a_dataset_row_it_cannot_read_before_the_model_runs(built, tmp_path):
+    """A row whose metadata is no JSON was scored as the model's failure (pass@1 0, exit 0)."""
+    copy = _damaged_copy(built, tmp_path, "humaneval", "metadata", 0, "not json{")
+    env = dict(os.environ, HF_HUB_OFFLINE="1", SPECDEFECTS_DATA=str(copy))
+    res = subprocess.run([EXE, "eval", "--model", "specdefects-reference", "--tasks", "spec_defects_humaneval_orig",
+                          "--limit", "1", "--confirm_run_unsafe_code", "--output_path", tmp_path / "out"],
+                         capture_output=True, text=True, env=env, timeout=300, stdin=subprocess.DEVNULL)
+    # said once the task reads its data (after lm-eval's own log lines), before any answer is generated
+    last = res.stderr.strip().splitlines()[-1]
+    assert res.returncode == 2 and last.startswith("specdefects eval: error: "), res.stderr[-2000:]
+    assert "row 0" in last and "metadata is not JSON" in last and "rebuild the data" in last, last
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("column, value, says", [("label", 9, "has label 9"), ("text", None, "has no text")])
+def test_validator_data_with_a_bad_row_is_named(built, tmp_path, column, value, says):
+    copy = _damaged_copy(built, tmp_path, "validator", column, 0, value)
+    one_error(sd("validator", "train", "--data", copy, "--out", tmp_path / "vt", "--no-publish", "--quick"),
+              "train row 0", says)
+    assert not (tmp_path / "vt").exists()
+
+
+def test_eval_output_path_that_is_a_file_is_refused_before_the_run(tmp_path):
+    blocker = tmp_path / "results.txt"
+    blocker.write_text("keep me")
+    for out in (blocker, blocker / "run.json"):
+        res = sd("eval", "--model", "specdefects-reference", "--tasks", "spec_defects_humaneval_orig", "--limit", "1",
+                 "--confirm_run_unsafe_code", "--output_path", out)
+        one_error(res, blocker, "is a file")
+    assert blocker.read_text() == "keep me"
+
+
+def test_a_folder_that_is_no_model_is_named_before_loading(tmp_path):
+    empty = tmp_path / "not-a-model"
+    empty.mkdir()
+    one_error(sd("eval", "--model", "hf", "--model_args", f"pretrained={empty}", "--tasks",
+                 "spec_defects_humaneval_orig", "--limit", "1", "--confirm_run_unsafe_code"), empty, "no config.json")
+    one_error(sd("mutants", "surprisal", "--benchmark", "humaneval", "--limit", "1", "--store", tmp_path / "s.jsonl",
+                 "--model", empty), empty, "no config.json")
+    assert not (tmp_path / "s.jsonl").exists()
+
+
+def test_limits_past_what_the_os_takes_are_refused_where_they_are_made():
+    """A timeout of 1e12 s or 2**80 bytes of memory overflowed inside the sandbox's worker: every program of the
+    batch, and of later batches on the same worker, came back 'error'."""
+    from specdefects.execution import Limits
+    from specdefects.execution.base import LimitsError
+    for bad in ({"timeout_s": 1e12}, {"memory_bytes": 2**80}, {"nofile": 10**9}):
+        with pytest.raises(LimitsError, match=next(iter(bad))):
+            Limits(**bad)
+    one_error(sd("harness-check", "--benchmark", "humaneval", "--limit", "2", "--timeout", "1e12"), "timeout_s",
+              "at most")
+
+
+def test_a_negative_seed_is_refused_by_the_parser(built, tmp_path):
+    for args in (("validator", "train", "--data", built, "--out", tmp_path / "vt", "--no-publish", "--seeds", "-1"),
+                 ("report", LMEVAL_MODEL_A, "--out", tmp_path / "rep", "--seed", "-1")):
+        res = sd(*args)
+        assert res.returncode == 2 and "a seed is a whole number of at least 0, got -1" in res.stderr, res.stderr
+        assert not (tmp_path / "vt").exists() and not (tmp_path / "rep").exists()
+    import evaluate
+
+    import specdefects.hf_metric as metric
+    drop = evaluate.load(str(metric.METRIC_PATH), config_name="drop")
+    from specdefects.errors import SpecDefectsInputError
+    with pytest.raises(SpecDefectsInputError, match="seed must be a whole number of at least 0, got -1"):
+        drop.compute(task_id=["a", "a"], variant=["orig", "LV"], passed=[True, False], n_boot=10, seed=-1)
+
+
+def test_no_tasks_make_an_empty_dataset_and_a_non_task_is_named():
+    from specdefects.records import RecordError, task_features, tasks_to_dataset
+    empty = tasks_to_dataset([])
+    assert len(empty) == 0 and empty.features == task_features()
+    with pytest.raises(RecordError, match="takes Task records, got a dict"):
+        tasks_to_dataset([{"task_id": "x"}])
+
+
+def test_a_rebuilt_or_same_named_data_folder_is_read_again(built, tmp_path):
+    """``datasets`` keys its cache by a local folder's name and config: a second folder named like the first
+    (or the same folder rebuilt) gave the detector the first one's rows."""
+    from specdefects.validator.data import load_validator
+    first = load_validator(str(built))["train"]["label"][0]
+    other = "SF" if first != "SF" else "LV"
+    copy = _damaged_copy(built, tmp_path, "validator", "label", 0, ["clean", "LV", "US", "SF"].index(other))
+    renamed = copy.with_name(built.name)
+    copy.rename(renamed)
+    assert load_validator(str(renamed))["train"]["label"][0] == other
+    assert load_validator(str(built))["train"]["label"][0] == first

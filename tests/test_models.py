@@ -109,7 +109,11 @@ def test_a_wheel_without_the_member_is_named(toy_model):
 
 def test_resolve_model_names_paths_and_hub_ids(toy_model, tmp_path):
     assert models.resolve_model("Qwen/Qwen2.5-Coder-7B-Instruct") == "Qwen/Qwen2.5-Coder-7B-Instruct"
+    (tmp_path / "config.json").write_text("{}")
     assert models.resolve_model(str(tmp_path)) == str(tmp_path)
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(models.ModelError, match="no config.json"):
+        models.resolve_model(str(tmp_path / "empty"))  # a folder that holds no model
     assert models.resolve_model("toy-model", fmt="gguf", progress=False).endswith("toy.gguf")
     for bad in ("no-such-model", "./missing/folder", ""):
         with pytest.raises(models.ModelError) as e:

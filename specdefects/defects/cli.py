@@ -126,12 +126,14 @@ def _cmd_judge(args) -> int:
 def _cmd_surprisal(args) -> int:
     import time
 
-    from ..models import resolve_model
+    from ..models import check_model_folder, resolve_model
     from . import dataset_mutants
     from . import surprisal_judge as sj
     from .validity import row_violation
 
     store = sj.SurprisalStore(check_output_file(args.store or sj.STORE, "--store"))
+    if args.model:
+        check_model_folder(args.model)  # said now, not after the mutation
     tasks = select_tasks(args)
     mutants, _ = dataset_mutants(tasks, list(sj.THRESHOLDS), args.seed, None, progress=not args.json)
     todo = [s for s in sj.needed(m for m in mutants if not row_violation(m)) if s not in store]

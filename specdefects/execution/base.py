@@ -70,6 +70,9 @@ class LimitsError(SpecDefectsInputError, ValueError):
 
 
 MIN_MEMORY_BYTES = 32 << 20
+# the largest value of each kind the OS calls take (a timeout past threading.TIMEOUT_MAX, a byte count past
+# what setrlimit reads, overflow inside the worker and fail every program): a week, 256 TiB, a million
+MAX_SECONDS, MAX_BYTES, MAX_COUNT = 7 * 24 * 3600.0, 1 << 48, 1 << 20
 
 
 @dataclass(frozen=True)
@@ -107,6 +110,9 @@ class Limits:
                 raise LimitsError(f"Limits.{f.name} must be a positive finite number, got {value!r}")
             if f.type in (int, "int") and not isinstance(value, int):
                 raise LimitsError(f"Limits.{f.name} is a count (bytes, processes, files): a whole number, got {value!r}")
+            most = MAX_BYTES if f.name.endswith("_bytes") else MAX_SECONDS if f.name.endswith("_s") else MAX_COUNT
+            if value > most:
+                raise LimitsError(f"Limits.{f.name} must be at most {most:,.0f}, got {value!r}")
         if self.memory_bytes < MIN_MEMORY_BYTES:  # below this the interpreter cannot start: every verdict is wrong
             raise LimitsError(f"Limits.memory_bytes must be at least {MIN_MEMORY_BYTES >> 20} MiB (Python itself "
                               f"needs that much address space), got {self.memory_bytes}")

@@ -191,7 +191,26 @@ def load_variant(benchmark: str = "humaneval", variant: str = "clean", data: str
     if len(ds) == 0:
         raise SpecDefectsDataError(f"{src}/{benchmark} has no rows with defect={variant}")
     ds = _runnable_rows(ds, f"{src}/{benchmark} ({variant})")
+    check_rows(ds, f"{src}/{benchmark} ({variant})")
     return datasets.DatasetDict({"test": ds})
+
+
+def check_rows(ds, where: str) -> None:
+    """Every row of ``ds`` reads as a :class:`~specdefects.records.Task`, or :class:`SpecDefectsDataError`
+    names the first that does not (before the model generates: scored, such a row would count as the
+    model's failure)."""
+    from ..records import Task  # lazy: as datasets above
+
+    bad = []
+    for i, row in enumerate(ds):
+        try:
+            Task.from_row(row)
+        except Exception as e:  # noqa: BLE001 - any failure to read a row is the data's, said with the row
+            bad.append((i, row.get("task_id"), f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"))
+    if bad:
+        i, task_id, why = bad[0]
+        raise SpecDefectsDataError(f"{where}: row {i} (task {task_id!r}) cannot be read ({why}); {len(bad)} of "
+                                   f"{len(ds)} rows in all: rebuild the data with `specdefects build spec-defects`")
 
 
 def is_runnable(doc: dict) -> bool:
@@ -201,7 +220,7 @@ def is_runnable(doc: dict) -> bool:
     try:
         meta = json.loads(doc.get("metadata") or "{}")
     except (TypeError, ValueError):
-        return True  # not ours to judge here: the scorer reports a malformed row
+        return True  # not ours to judge here: check_rows names a malformed row
     return not (isinstance(meta, dict) and meta.get("runnable") is False)
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from ..errors import SpecDefectsInputError
 from ..files import write_json_atomic
 from ..hub import hub_offline_reason
-from ..models import VLLM_CPU_ENV, is_registered, resolve_model, vllm_is_cpu_build
+from ..models import VLLM_CPU_ENV, ModelError, check_model_folder, is_registered, resolve_model, vllm_is_cpu_build
 from ..models.runtime import CPU_BATCH_SIZE, announce, choose_runtime
 from . import DATA_ENV, DATA_USED, HUB_ID, SpecDefectsDataError, all_names, tasks_dir
 from .follow import DATA_ENV as FOLLOW_ENV
@@ -120,6 +120,16 @@ def check_paths_and_sandbox(argv: list[str]) -> None:
     include = _value(argv, "--include_path")[1]
     if include is not None and not Path(include).expanduser().is_dir():
         raise EvalUsageError(f"--include_path {include}: no such folder")
+    output = _value(argv, "--output_path")[1]
+    if output:
+        # lm-eval writes OUTPUT/<model>/results_*.json, or beside OUTPUT when it ends in .json; where that cannot
+        # be made it logs "Could not save results" after the whole run and exits 0
+        folder = Path(output).expanduser()
+        folder = folder.parent if folder.suffix == ".json" else folder
+        blocker = next((q for q in (folder, *folder.parents) if q.exists()), None)
+        if blocker is not None and not blocker.is_dir():
+            raise EvalUsageError(f"--output_path {output}: {blocker} is a file, so the results could not be saved "
+                                 f"there; give a folder")
     if os.environ.get(TASKS_ENV):
         try:
             tasks_dir()
@@ -233,6 +243,11 @@ def _resolve_registered_model(argv: list[str]) -> None:
         if key.strip() in ("pretrained", "tokenizer") and is_registered(val):
             parts[k] = f"{key.strip()}={resolve_model(val.strip(), fmt='hf')}"
             changed = True
+        elif key.strip() == "pretrained":
+            try:
+                check_model_folder(val.strip())
+            except ModelError as e:
+                raise EvalUsageError(f"--model_args pretrained={val.strip()}: {e}") from None
     if _on_cpu(model, argv, parts):
         given = next((p.split("=", 1)[1].strip() for p in parts if p.strip().startswith("dtype=")), None)
         try:

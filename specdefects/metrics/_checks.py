@@ -59,7 +59,11 @@ def as_number(value: Any, what: str) -> float:
     return x
 
 
-def check_n_boot(n_boot: Any, alpha: Any = 0.05) -> None:
+def check_n_boot(n_boot: Any, alpha: Any = 0.05, seed: Any = 0) -> None:
+    """The bootstrap's settings: at least one resample, an alpha in (0, 1), and a seed numpy takes (a whole
+    number of at least 0, or a Generator or SeedSequence)."""
+    if isinstance(seed, bool) or (isinstance(seed, (int, float)) and not (isinstance(seed, int) and seed >= 0)):
+        raise SpecDefectsInputError(f"seed must be a whole number of at least 0, got {seed!r}")
     n = as_int(n_boot, "n_boot")
     if n < 1:
         raise SpecDefectsInputError(f"n_boot must be at least 1, got {n}")

@@ -57,7 +57,7 @@ def cluster_bootstrap_ci(values_by_cluster: Mapping[Any, Sequence[float]] | Sequ
     Returns ``estimate`` (statistic of all values), ``ci_low``, ``ci_high``, ``n_clusters``,
     ``n_values``, ``n_boot``, ``alpha``.
     """
-    check_n_boot(n_boot, alpha)
+    check_n_boot(n_boot, alpha, seed)
     if isinstance(values_by_cluster, Mapping):
         items = [(k, values_by_cluster[k]) for k in sorted_keys(values_by_cluster)]
     elif isinstance(values_by_cluster, (str, bytes)) or not isinstance(values_by_cluster, Iterable):
@@ -139,7 +139,7 @@ def paired_difference(rows_a: Mapping[Any, Any] | Iterable[Any], rows_b: Mapping
     Returns ``mean_a``, ``mean_b``, ``diff``, ``ci_low``, ``ci_high``, ``n_tasks``,
     ``n_clusters``, ``n_unpaired``, ``n_boot``, ``alpha``.
     """
-    check_n_boot(n_boot, alpha)
+    check_n_boot(n_boot, alpha, seed)
     if missing not in ("error", "intersect"):
         raise SpecDefectsInputError(f"missing must be 'error' or 'intersect', got {missing!r}")
     return difference_of_task_means(task_means(rows_a, "rows_a"), task_means(rows_b, "rows_b"),
@@ -151,7 +151,7 @@ def difference_of_task_means(a: Mapping[Any, float], b: Mapping[Any, float], n_b
                              seed: Any = 0, alpha: float = 0.05, clusters: Mapping[Any, Any] | None = None,
                              missing: str = "error") -> dict:
     """:func:`paired_difference` on per-task means (task_id -> mean over runs, in [0, 1])."""
-    check_n_boot(n_boot, alpha)
+    check_n_boot(n_boot, alpha, seed)
     if missing not in ("error", "intersect"):
         raise SpecDefectsInputError(f"missing must be 'error' or 'intersect', got {missing!r}")
     only_a, only_b = set(a) - set(b), set(b) - set(a)

@@ -79,7 +79,7 @@ def paired_switching(rows: Iterable[Any], n_boot: int = 5000, seed: Any = 0, alp
     Returns ``rate``, ``ci_low``, ``ci_high``, ``per_run`` (run -> rate over instances),
     ``n_instances``, ``n_families``, ``n_boot``.
     """
-    check_n_boot(n_boot, alpha)
+    check_n_boot(n_boot, alpha, seed)
     gens = _generations(rows, {TESTS_A, TESTS_B})
     if not gens:
         raise SpecDefectsInputError("no tests_a / tests_b rows: paired switching needs both conditions")
@@ -110,7 +110,7 @@ def adherence(rows: Iterable[Any], condition: str, rule: str, n_boot: int = 5000
     """Share of generations under ``condition`` whose program follows ``rule`` ('A' or 'B'),
     averaged within instance over runs first, with the family-bootstrap interval.
     Returns the same fields as :func:`paired_switching`."""
-    check_n_boot(n_boot, alpha)
+    check_n_boot(n_boot, alpha, seed)
     r = _rule(rule)
     gens = _generations(rows, {condition})
     if not gens:

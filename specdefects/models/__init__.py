@@ -462,6 +462,15 @@ def prepare(name: str, fmt: str = "hf", progress: bool = True, force: bool = Fal
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 
 
+def check_model_folder(path: str) -> None:
+    """A local folder given as a model holds one (a ``config.json``, or a PEFT adapter's
+    ``adapter_config.json``); a file is taken as the engine's own (a GGUF)."""
+    folder = Path(path).expanduser()
+    if folder.is_dir() and not any((folder / f).is_file() for f in ("config.json", "adapter_config.json")):
+        raise ModelError(f"{path} is a folder but no model: it has no config.json (a Hugging Face model folder "
+                         "has one); give a registered name (`specdefects models list`), a model folder or a Hub id")
+
+
 def resolve_model(model: str, fmt: str = "hf", progress: bool = True) -> str:
     """A model argument as the engine needs it: a registered name becomes its prepared local
     path; an existing path or a Hub id (``owner/name``) is returned unchanged."""
@@ -471,6 +480,7 @@ def resolve_model(model: str, fmt: str = "hf", progress: bool = True) -> str:
     if is_registered(model):
         return str(prepare(model, fmt=fmt, progress=progress))
     if Path(model).expanduser().exists():
+        check_model_folder(model)
         return model
     if _HUB_ID.match(model) and not model.startswith((".", "/", "~")):
         return model

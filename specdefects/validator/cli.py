@@ -9,6 +9,7 @@ import json
 import os
 import sys
 
+from ..errors import seed_arg
 from .errors import ValidatorError
 
 DEMO_EXAMPLES = (
@@ -72,7 +73,7 @@ def _add_train_parser(vsub) -> None:
                    help="per forward pass; gradient accumulation makes up the rest")
     t.add_argument("--epochs", type=int, default=None, help="maximum epochs (default: probe 60, else 6)")
     t.add_argument("--patience", type=int, default=4, help="early-stopping patience in epochs (default 4)")
-    t.add_argument("--seeds", type=int, nargs="+", default=[42, 123456], help="seeds; test scores are averaged")
+    t.add_argument("--seeds", type=seed_arg, nargs="+", default=[42, 123456], help="seeds; test scores are averaged")
     t.add_argument("--max-length", type=int, default=256, help="tokens per description (default 256)")
     t.add_argument("--max-steps", type=int, default=None,
                    help="stop after N optimizer steps (checkpointed; continue with --resume); probe/lora/full")

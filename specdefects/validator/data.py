@@ -35,7 +35,7 @@ def load_validator(source: str, benchmarks: list[str] | None = None, splits=("tr
         check_parquet_files(p / "validator")
     try:
         with quiet_datasets():
-            dd = datasets.load_dataset(_resolve(source), "validator")
+            dd = datasets.load_dataset(_resolve(source), "validator", **_fresh(source))
     except Exception as e:  # missing files, Hub unreachable, bad parquet: one line, with the cause datasets wraps
         raise ValidatorError(f"cannot load the validator data from {source}: {_first_line(e)}") from None
     out = {}
@@ -46,6 +46,7 @@ def load_validator(source: str, benchmarks: list[str] | None = None, splits=("tr
         names = d.features["label"].names if hasattr(d.features["label"], "names") else None
         if names is not None and list(names) != list(LABELS):
             raise ValidatorError(f"{source}: labels {names} are not {list(LABELS)}")
+        _check_rows(source, s, d["text"], d["label"], names)
         rows = {"text": list(d["text"]), "label": [LABELS[i] if names else i for i in d["label"]],
                 "uid": list(d["uid"]) if "uid" in d.column_names else [""] * len(d),
                 "benchmark": list(d["benchmark"]) if "benchmark" in d.column_names else [""] * len(d)}
@@ -54,6 +55,19 @@ def load_validator(source: str, benchmarks: list[str] | None = None, splits=("tr
             rows = {k: [v[i] for i in keep] for k, v in rows.items()}
         out[s] = rows
     return out
+
+
+def _check_rows(source, split: str, texts, labels, names) -> None:
+    """Each row has a text and a known label (an index into the label names, or a name): the first that does
+    not is named, where training would fail deep inside with an IndexError or a TypeError."""
+    for i, (text, label) in enumerate(zip(texts, labels)):
+        if not isinstance(text, str) or not text.strip():
+            raise ValidatorError(f"{source}: {split} row {i} has no text ({text!r}); build the data again with "
+                                 f"`specdefects build spec-defects`")
+        known = (isinstance(label, int) and not isinstance(label, bool) and 0 <= label < len(LABELS)) if names \
+            else label in LABELS
+        if not known:
+            raise ValidatorError(f"{source}: {split} row {i} has label {label!r}, not one of {list(LABELS)}")
 
 
 def check_parquet_files(folder: Path) -> None:
@@ -81,6 +95,13 @@ def _first_line(e: BaseException) -> str:
     return text.splitlines()[0] if text else type(e).__name__
 
 
+def _fresh(source) -> dict:
+    """For a local folder, read its files again: ``datasets`` keys its cache by the folder's name and the
+    config, not the files' contents, so a rebuilt folder (or another folder of the same name) would give
+    the rows it read the first time."""
+    return {"download_mode": "force_redownload"} if Path(str(source)).expanduser().exists() else {}
+
+
 def _resolve(source) -> str:
     """A local folder as its path, anything else as the Hub id it is."""
     p = Path(str(source)).expanduser()
@@ -103,7 +124,7 @@ def load_original_tasks(source: str, benchmarks: list[str] | None = None) -> dic
         if name == "validator" or (benchmarks and name not in benchmarks):
             continue
         try:
-            dd = datasets.load_dataset(_resolve(source), name)
+            dd = datasets.load_dataset(_resolve(source), name, **_fresh(source))
         except Exception:
             continue
         for split in dd.values():

@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import os
 import time
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -220,8 +221,12 @@ class HybridModel:
             spec = json.loads((folder / HYBRID_FILE).read_text())
             arrays = np.load(folder / ARRAYS_FILE, allow_pickle=False)
             a = {k: arrays[k] for k in arrays.files}
-        except (OSError, ValueError, KeyError) as e:
-            raise ValidatorError(f"cannot read the hybrid detector in {folder}: {e}") from None
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as e:
+            raise ValidatorError(f"cannot read the hybrid detector in {folder} ({type(e).__name__}: {e}); train it "
+                                 f"again (`specdefects validator train`) or copy the whole folder") from None
+        if not isinstance(spec, dict):
+            raise ValidatorError(f"{folder / HYBRID_FILE} is no hybrid detector: a JSON {type(spec).__name__}, "
+                                 f"not an object")
         if spec.get("format_version") != FORMAT_VERSION:
             raise ValidatorError(f"{folder}: hybrid detector format {spec.get('format_version')} is not "
                                  f"{FORMAT_VERSION}; retrain with this version of specdefects")
