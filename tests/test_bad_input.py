@@ -1156,3 +1156,19 @@ def test_a_rebuilt_or_same_named_data_folder_is_read_again(built, tmp_path):
     copy.rename(renamed)
     assert load_validator(str(renamed))["train"]["label"][0] == other
     assert load_validator(str(built))["train"]["label"][0] == first
+
+
+def test_check_with_a_hub_detector_and_no_hub_says_so_at_once(tmp_path):
+    """Without the Hub, `check --model ORG/NAME` waited through huggingface_hub's retries (84 s) first."""
+    env = {k: v for k, v in os.environ.items() if k not in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")}
+    env.update(HF_ENDPOINT="http://127.0.0.1:9", HF_HOME=str(tmp_path / "hf"))
+    res = subprocess.run([EXE, "check", "--model", "someorg/somedetector", "Write a function to sort a list."],
+                         capture_output=True, text=True, env=env, timeout=120, stdin=subprocess.DEVNULL)
+    one_error(res, "someorg/somedetector")
+    assert "Retrying" not in res.stderr
+
+
+def test_check_names_a_looping_symlink(tmp_path):
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    one_error(sd("check", "--file", loop), loop, "broken or looping symlink")

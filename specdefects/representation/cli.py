@@ -80,7 +80,7 @@ def add_represent_parser(sub) -> None:
     a = rs.add_parser("analyze", help="distances to NL-only and probes on recorded states",
                       description="Mean cosine distance of each condition's state to the same task's NL-only "
                                   "state, per layer and averaged over the transformer layers, with task-bootstrap "
-                                  "95%% intervals; a condition probe (which condition made this state) and a "
+                                  "95% intervals; a condition probe (which condition made this state) and a "
                                   "success probe (does the program generated from this prompt pass, from the "
                                   "--runs outcomes), logistic regression with folds grouped by task, the majority "
                                   "baseline beside each. Writes tables (CSV and Markdown), a distance-by-layer "

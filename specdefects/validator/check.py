@@ -29,6 +29,9 @@ def resolve_model(model: str | None) -> str:
     if model:
         if (model.startswith(("/", ".", "~")) or model.count("/") > 1) and not Path(model).expanduser().exists():
             raise ValidatorError(f"no such detector folder: {model}")
+        if not Path(model).expanduser().exists():
+            from ..hub import hub_offline_reason  # lazy: only a Hub id needs it
+            hub_offline_reason()  # an unreachable Hub: the cached copy or one line at once, not minutes of retries
         return model
     p = latest_path()
     if (p / "config.json").exists():
@@ -186,7 +189,8 @@ def _read_text(path: str, what: str, content: str) -> str:
         if p.is_dir():
             raise ValidatorError(f"{path} is a folder, not a {what}")
         if not p.exists():  # a device or a pipe (/dev/null, <(cmd)) is read like a file
-            raise ValidatorError(f"no such {what}: {path}")
+            raise ValidatorError(f"{path} is a link to nothing (a broken or looping symlink)" if p.is_symlink()
+                                 else f"no such {what}: {path}")
         try:
             with open(p, "rb") as f:
                 raw = _read_capped(f, path, what, content)
