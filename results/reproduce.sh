@@ -190,3 +190,6 @@ if [ "${1:-}" = finalize ]; then shift; finalize "$@"; exit; fi
 for r in ${@:-$ALL_RUNS}; do one "$r"; done
 runs=(); for d in results/*/*/; do [ -f "$d/meta.json" ] && runs+=("$d"); done   # model runs, not the detector's
 "$VENV_BIN/specdefects" report "${runs[@]}" --out results/report > /dev/null && echo "report: results/report/"
+# the leaderboard's "evaluated here" rows are made from the same runs (a test holds the two equal)
+"$VENV_BIN/specdefects" leaderboard publish-evaluated results/*/ --out specdefects/leaderboard/published > /dev/null \
+  && echo "leaderboard rows: specdefects/leaderboard/published/evaluated_here.json"
