@@ -323,7 +323,7 @@ def _add_mutate_parser(sub) -> None:
     p.add_argument("--llm", default=os.environ.get("SPECDEFECTS_LLM"),
                    help="model for --engine llm: openai:URL[@MODEL] (any OpenAI-compatible server) or "
                         "vllm:PATH_OR_ID (offline vLLM); default $SPECDEFECTS_LLM")
-    p.add_argument("--seed", type=seed_arg, default=0, help="seed (default 0)")
+    p.add_argument("--seed", type=int, default=0, help="seed (default 0)")
     p.add_argument("--task-id", nargs="+", default=None, metavar="ID", help="only these task ids")
     p.add_argument("--limit", type=int, default=None, help="only the first N (selected) tasks")
     p.add_argument("--source", default=None, help="a local file/folder or Hub id (default: the benchmark's)")
