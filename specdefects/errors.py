@@ -38,18 +38,23 @@ class Terminated(KeyboardInterrupt):
     control flow, not an error, and does not derive from :class:`SpecDefectsError`."""
 
 
-def seed_arg(text: str) -> int:
-    """An argparse type: a seed, a whole number of at least 0 (numpy and scikit-learn refuse a negative one,
-    deep inside and after the work before them)."""
-    import argparse  # lazy: only command lines read seeds
+def whole_number_arg(minimum: int, what: str = "a whole number"):
+    """An argparse type: a whole number of at least ``minimum`` (a seed below 0, which numpy and
+    scikit-learn refuse deep inside and after the work before them; a batch of 0, which settles nothing)."""
+    import argparse  # lazy: only command lines read these
 
-    try:
-        seed = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a whole number expected, got {text!r}") from None
-    if seed < 0:
-        raise argparse.ArgumentTypeError(f"a seed is a whole number of at least 0, got {seed}")
-    return seed
+    def parse(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{what} of at least {minimum} expected, got {text!r}") from None
+        if n < minimum:
+            raise argparse.ArgumentTypeError(f"{what} of at least {minimum} expected, got {n}")
+        return n
+    return parse
+
+
+seed_arg = whole_number_arg(0, "a seed: a whole number")
 
 
 def env_number(name: str, default: float, *, minimum: float = 0.0, integer: bool = False) -> float:

@@ -1126,7 +1126,7 @@ def test_a_negative_seed_is_refused_by_the_parser(built, tmp_path):
     for args in (("validator", "train", "--data", built, "--out", tmp_path / "vt", "--no-publish", "--seeds", "-1"),
                  ("report", LMEVAL_MODEL_A, "--out", tmp_path / "rep", "--seed", "-1")):
         res = sd(*args)
-        assert res.returncode == 2 and "a seed is a whole number of at least 0, got -1" in res.stderr, res.stderr
+        assert res.returncode == 2 and "a seed: a whole number of at least 0 expected, got -1" in res.stderr, res.stderr
         assert not (tmp_path / "vt").exists() and not (tmp_path / "rep").exists()
     import evaluate
 

@@ -10,7 +10,7 @@ import os
 import random
 import sys
 
-from ..errors import SpecDefectsInputError
+from ..errors import SpecDefectsInputError, whole_number_arg
 from ..files import check_output_file
 from ..llm import LLMClient
 from ..vocabulary import defect_codes
@@ -22,15 +22,7 @@ class _Usage(SpecDefectsInputError):
     pass
 
 
-def at_least_one(text: str) -> int:
-    """An argparse type: a whole number of at least 1 (a batch of 0 would settle nothing)."""
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a whole number of at least 1 expected, got {text!r}") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {n}")
-    return n
+at_least_one = whole_number_arg(1)
 
 
 def select_tasks(args) -> list:
