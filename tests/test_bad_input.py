@@ -245,7 +245,7 @@ def test_mutants_batch_or_tries_below_one_is_refused_before_any_work(tmp_path, a
     res = sd("mutants", args[0], "--benchmark", "humaneval", "--limit", "1", "--llm", "openai:http://127.0.0.1:9@m",
              "--store", store, *args[1:])
     last = res.stderr.strip().splitlines()[-1]  # argparse: the usage, then the one line
-    assert res.returncode == 2 and f"argument {args[1]}: must be at least 1" in last, res.stderr
+    assert res.returncode == 2 and f"argument {args[1]}: a whole number of at least 1 expected" in last, res.stderr
     assert not store.exists()
 
 
