@@ -305,10 +305,10 @@ def test_us_cut_never_leaves_a_bracket_open():
     desc = ("You are given a string date.\nReturn the day number of the year.\n\nConstraints:\n\n"
             "date.length == 10\nThe input is generated such that date is a valid date between 1900 and 2100 "
             "(both inclusive).")
-    for seed in range(20):
-        m = mutate(contest(desc), "US", seed=seed)
-        if isinstance(m, Mutant):
-            assert m.task.description.count("(") == m.task.description.count(")")
+    made = [m for m in (mutate(contest(desc), "US", seed=seed) for seed in range(20)) if isinstance(m, Mutant)]
+    assert made
+    for m in made:
+        assert m.task.description.count("(") == m.task.description.count(")")
 
 
 def test_us_not_applicable_without_constraint():

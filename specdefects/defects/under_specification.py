@@ -490,7 +490,8 @@ def candidates(desc: str) -> list[Candidate]:
     same span gives its category)."""
     examples = example_regions(desc)
     # a Constraints line the statement's prose already says ("each cell holds an integer between 1 and 9")
-    own = [c for c in contest.constraint_lines(desc) if contest.kept_constraint_line(desc, c, contest.prose_of(desc))]
+    prose = contest.prose_of(desc)
+    own = [c for c in contest.constraint_lines(desc) if contest.kept_constraint_line(desc, c, prose)]
     sents = [sp for sp in sentences(desc) if not overlaps(sp, examples)]
     if FORMAL_SECTION.search(desc):
         # a contest statement defines its terms in sentences that later ones lean on ("An index i is

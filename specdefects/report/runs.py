@@ -191,13 +191,7 @@ def _read_samples(results_file: Path, task: str, filter_name: str, model: str, b
         value = s.get(_METRIC)
         doc = s.get("doc") if isinstance(s.get("doc"), dict) else {}
         tid = next((doc[k] for k in _TASK_ID_KEYS if doc.get(k) is not None), None)
-        wrong = (f"has no numeric {_METRIC!r}" if not isinstance(value, (int, float)) else
-                 f"has {_METRIC} {value!r}, not a share in [0, 1]" if not 0 <= value <= 1 else
-                 f"has a doc that is no JSON object ({type(s['doc']).__name__})" if "doc" in s and not isinstance(s["doc"], dict) else
-                 f"has doc_id {s['doc_id']!r}, not a whole number" if s.get("doc_id") is not None and (
-                     isinstance(s["doc_id"], bool) or not isinstance(s["doc_id"], int)) else
-                 "names no task (no doc_id and no task id in its doc)" if tid is None and s.get("doc_id") is None
-                 else None)
+        wrong = _malformed_row(s, value, tid)
         if wrong:
             warnings.warn(f"skipping samples file {samples_file(results_file, task)}: row {lineno} {wrong}",
                           ReportWarning, stacklevel=3)
@@ -210,6 +204,22 @@ def _read_samples(results_file: Path, task: str, filter_name: str, model: str, b
                      "description": doc.get("description") if isinstance(doc.get("description"), str) else None,
                      "tests_scope": tests_scope(doc), "seed": doc.get("seed")})
     return rows
+
+
+def _malformed_row(sample: dict, value, task_id) -> str | None:
+    """What makes a samples row unusable for per-task scores (said after "row N"), or None."""
+    doc_id = sample.get("doc_id")
+    if not isinstance(value, (int, float)):
+        return f"has no numeric {_METRIC!r}"
+    if not 0 <= value <= 1:  # NaN included
+        return f"has {_METRIC} {value!r}, not a share in [0, 1]"
+    if "doc" in sample and not isinstance(sample["doc"], dict):
+        return f"has a doc that is no JSON object ({type(sample['doc']).__name__})"
+    if doc_id is not None and (isinstance(doc_id, bool) or not isinstance(doc_id, int)):
+        return f"has doc_id {doc_id!r}, not a whole number"
+    if task_id is None and doc_id is None:
+        return "names no task (no doc_id and no task id in its doc)"
+    return None
 
 
 def _scope(public_only, samples: list[dict]) -> str | None:

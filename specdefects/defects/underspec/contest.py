@@ -17,7 +17,6 @@ import re
 from .deletion import Candidate
 from .text import CONSTRAINTS_HEADER, EXAMPLE_BLOCK, I, content_words
 
-CONSTRAINTS_LINE_HEADER = re.compile(r"^[ \t]*constraints?\s*:?[ \t]*$", re.M | I)
 PROSE_END = re.compile(r"^[ \t]*(?:input|constraints?)[ \t]*:?[ \t]*$", re.M | I)
 BOUND_SIGN = re.compile(r"\d|\\leq|<=|≤|\bat most\b")
 # "All input values are integers.", "N, M, and K are integers.", "N is an integer.": the Input format gives it
@@ -48,7 +47,7 @@ MODULUS_SENTENCE = re.compile(r"^\s*(?:since|as)\s+the\s+(?:answer|result|number
 def constraint_lines(desc: str) -> list[Candidate]:
     """Each line of the Constraints section (two lines at least): a numeric bound, or an input precondition
     where it has no number or bound sign."""
-    m = CONSTRAINTS_LINE_HEADER.search(desc)
+    m = CONSTRAINTS_HEADER.search(desc)
     if not m:
         return []
     lines = []
@@ -101,11 +100,6 @@ def kept_constraint_line(desc: str, c: Candidate, prose: str) -> bool:
                 or said_in_prose(line, prose))
 
 
-def in_constraints_section(desc: str, c: Candidate) -> bool:
-    header = CONSTRAINTS_HEADER.search(desc)
-    return bool(header) and c.start >= header.start()
-
-
 def sentence_shape(text: str) -> str | None:
     """The category of a contest statement's sentence that may go whole: an edge case's answer or a tie rule
     (``output_edge_case``), the modulus of the answer (``formula``, as the engine's modulus phrase), a guarantee
@@ -125,5 +119,8 @@ def sentence_shape(text: str) -> str | None:
 
 def without_contest_bounds(desc: str, pool: list[Candidate]) -> list[Candidate]:
     """``pool`` less the numeric bounds of the Constraints section, where anything else is left."""
-    rest = [c for c in pool if not (c.category == "numeric_bound" and in_constraints_section(desc, c))]
+    header = CONSTRAINTS_HEADER.search(desc)
+    if not header:
+        return pool
+    rest = [c for c in pool if not (c.category == "numeric_bound" and c.start >= header.start())]
     return rest or pool
