@@ -70,6 +70,8 @@ def main(argv=None) -> int:
     tasks = _load(sources, args.benchmarks)
     if args.cmd == "draw":
         drawn = hc.draw(tasks, per_cell=args.per_cell, seed=args.seed)
+        for out in (args.out, args.sheet):
+            Path(out).parent.mkdir(parents=True, exist_ok=True)
         hc.write_labels([r for _, r in drawn], args.out)
         with open(args.sheet, "w", encoding="utf-8") as f:
             for m, r in drawn:

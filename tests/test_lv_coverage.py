@@ -33,7 +33,7 @@ COVERED = [
     ("Write a function to remove all whitespaces from the given string.",
      "Write a function to remove all whitespaces from the sequence provided."),
 ]
-HE0 = "Check if in given bunch of values, are any two numbers closer to each other than\ngiven threshold."
+HE0 = "Check if in given collection of numbers, are any two numbers closer to each other than\ngiven threshold."
 
 
 def assert_covered_unchanged(he=None) -> None:

@@ -148,3 +148,15 @@ def test_lv_never_swaps_to_a_word_of_another_precision_or_stacks_a_container(he,
         assert not re.search(r"\b(?:bunch|items|values|texts) of (?:\w+ )?(?:items|entries|elements|values)\b",
                              m.task.description), edits(m)
     assert "square" not in DOMAIN_TERMS["cell"] and not [x for a in PHRASES.values() for x in a if "set of" in x]
+
+
+COLLOQUIAL = re.compile(r"\b(bunch|chain of|snippet|piece of writing|tacks? on|bump|what you get|turns? around|"
+                        r"yes/no|blobs?|set against|chunks?)\b")
+
+
+def test_lexicon_replacements_are_in_the_register_of_a_task_description():
+    """A blur a reader would not write in a task description ("a snippet representing a file's name",
+    "a bunch of values", "turn around strings") reads as a mutant, not as a vaguer description."""
+    tables = (DOMAIN_TERMS, ACTION_VERBS, PHRASES)
+    odd = [(word, alt) for table in tables for word, alts in table.items() for alt in alts if COLLOQUIAL.search(alt)]
+    assert not odd

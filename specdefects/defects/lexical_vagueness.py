@@ -3,7 +3,7 @@
 One to five operation *groups* are drawn with the seed from what a task offers:
 
 * ``synonym`` — a domain term replaced by a broader one everywhere in the prose
-  (list -> collection/bunch/group, sum -> total/amount; :data:`lexicon.DOMAIN_TERMS`);
+  (list -> collection/group/series, sum -> combined value; :data:`lexicon.DOMAIN_TERMS`);
 * ``verb`` — an action verb weakened everywhere (sort -> arrange, remove -> get rid of;
   :data:`lexicon.ACTION_VERBS`);
 * ``phrase`` — a phrase rewritten vaguer (every two consecutive elements -> neighboring
@@ -74,7 +74,7 @@ MAX_GROUPS = 5
 
 @defect("LV", "Lexical Vagueness",
     summary="1-5 task terms are made vaguer: a word or phrase replaced by one of several vaguer alternatives "
-            "drawn by seed (list -> collection/bunch/group), the function or a parameter renamed to a less "
+            "drawn by seed (list -> collection/group/series), the function or a parameter renamed to a less "
             "telling name consistently in code, examples and tests; request-frame words alone (\"Write a "
             "function\", \"Return\") never count, and every constraint, number and sentence stays.",
     example="Return the [-sum-]{+total+} of the numbers in the [-list-]{+collection+}",
@@ -272,7 +272,7 @@ def _usable_groups(desc: str, prot, found: dict[tuple[str, str], list[tuple[int,
             # after an adjective ("a binary string") a phrase reads badly ("a binary piece of text")
             alts = tuple(a for a in alts if " " not in a) or alts
         if any(re.match(r"\s+of\b", desc[e:]) or " " in w for _, e, w in occ):
-            alts = tuple(a for a in alts if " of " not in a) or alts  # not "bunch of values of integers"
+            alts = tuple(a for a in alts if " of " not in a) or alts  # not "piece of text of letters"
         if k == "synonym":
             alts = tuple(a for a in alts if not _said_already(prose, a))
         if alts:
