@@ -103,6 +103,12 @@ meta = {"model": model, "upstream": s.hub_id, "gguf": s.filename, "gguf_sha256":
         "command": f"{data} {cmd}", "date": time.strftime("%Y-%m-%d"), "wall_s": int(wall),
         "machine": machine(), "specdefects": __version__}
 Path(out, "meta.json").write_text(json.dumps(meta, indent=2) + "\n")
+# the run just made replaces the folder's earlier one (the report reads every results file it finds)
+stamp = lambda p: p.stem.rsplit("_", 1)[-1].removesuffix(".jsonl")
+runs = sorted(Path(out).rglob("results_*.json"), key=stamp)
+for old in [p for p in Path(out).rglob("*_*.json*") if runs and stamp(p) < stamp(runs[-1])
+            and p.name.startswith(("results_", "samples_"))]:
+    old.unlink()
 EOF
   if [ -f "$out/run.log" ]; then
     tr '\r' '\n' < "$out/run.log" | grep -v "it/s\]\|prog/s\]" | tail -60 > "$out/run.log.tail"

@@ -269,8 +269,9 @@ def _usable_groups(desc: str, prot, found: dict[tuple[str, str], list[tuple[int,
             continue  # a term blurred in some places (or in one number only) and kept in others reads as two things
         alts = ACTION_VERBS[w] if k == "verb" else DOMAIN_TERMS[w]
         if k == "synonym" and any(not DETERMINER_BEFORE.search(desc[max(0, s - 12):s]) for s, _, _ in occ):
-            # after an adjective ("a binary string") a phrase reads badly ("a binary piece of text")
-            alts = tuple(a for a in alts if " " not in a) or alts
+            # after an adjective ("a binary string") a phrase reads badly ("a binary piece of text"), a compound
+            # noun does not ("a binary character sequence")
+            alts = tuple(a for a in alts if " of " not in f" {a} ") or alts
         if any(re.match(r"\s+of\b", desc[e:]) or " " in w for _, e, w in occ):
             alts = tuple(a for a in alts if " of " not in a) or alts  # not "piece of text of letters"
         if k == "synonym":

@@ -47,8 +47,8 @@ DOMAIN_TERMS: dict[str, tuple[str, ...]] = {
     # text
     # not "line": a line is another thing ("return it as a line", "an empty line")
     # not "input": "interpret as inputs", "the resulting input S" take it in another sense
-    "string": ("text", "sequence", "piece of text"),
-    "strings": ("pieces of text", "sequences"),
+    # not "value": "a literals value in a value", "tuple value"; not "sequence": "a snake case sequence"
+    "string": ("text", "piece of text", "character sequence"), "strings": ("pieces of text", "character sequences"),
     "substring": ("piece of text", "part of the text", "fragment"),
     "substrings": ("pieces of text", "fragments", "parts of the text"),
     "character": ("symbol",), "characters": ("symbols",),
