@@ -123,10 +123,25 @@ def _in(spans, i) -> bool:
     return any(s <= i < e for s, e in spans)
 
 
+@lru_cache(maxsize=1)
+def _vague_nouns() -> frozenset:
+    """The vague side's nouns that are no vague verb ("group", "series"; not "turn")."""
+    return frozenset(v.lower() for v in alternatives(DOMAIN_TERMS)) - {v.lower() for v in alternatives(ACTION_VERBS)}
+
+
+# "to group the first elements": a noun of the vague side used as a verb says nothing vague
+VERB_USE = (re.compile(r"\bto\s+$", re.I), re.compile(r"\s+(?:the|a|an|all|each|every|its|their|them|it)\b", re.I))
+
+
+def _used_as_verb(text: str, m: re.Match) -> bool:
+    return (m.group(0).lower() in _vague_nouns() and bool(VERB_USE[0].search(text[max(0, m.start() - 8):m.start()]))
+            and bool(VERB_USE[1].match(text, m.end())))
+
+
 def vague_words(text: str, only: frozenset | None = None) -> list[dict]:
     """The vague terms in ``text``; ``only``: count just these (a detector's own, lower case)."""
     return [{"word": m.group(0), "span": [m.start(), m.end()]} for m in _vague_re().finditer(text)
-            if only is None or m.group(0).lower() in only]
+            if (only is None or m.group(0).lower() in only) and not _used_as_verb(text, m)]
 
 
 def telling_vague_words(texts: Sequence[str], labels: Sequence[str], ratio: float = 2.0) -> frozenset:
@@ -172,6 +187,7 @@ def typos(text: str, limit: int = 20, extra_known=frozenset()) -> list[dict]:
             continue
         s = suggest(w)
         if s:
+            s = _swapped_word(lw) or s
             out.append({"word": w, "suggestion": s, "span": [m.start(), m.end()]})
     out += short_typos(text, extra_known)
     out.sort(key=lambda d: d["span"][0])
@@ -199,9 +215,21 @@ def _inflected(word: str, extra_known: frozenset) -> bool:
         stem = word[:-len(end)] + restore if word.endswith(end) else ""
         if len(stem) < 3 or not (stem in d or stem in extra_known) or fits and not fits(stem):
             continue
+        if stem in extra_known or stem in PROGRAMMING_WORDS:
+            return True
+        swapped = _swapped_word(word)
+        if swapped and freq.get(swapped, 0) >= freq.get(stem, 0):
+            return False  # two letters swapped is the commonest slip: "lits" reads as "list", not as "lit" + s
         fixed = suggest(word)
-        return stem in extra_known or stem in PROGRAMMING_WORDS or fixed is None or freq.get(stem, 0) * 20 >= freq.get(fixed, 0)
+        return fixed is None or freq.get(stem, 0) * 5 >= freq.get(fixed, 0)
     return False
+
+
+def _swapped_word(word: str) -> str | None:
+    """A dictionary word that ``word`` becomes when two neighbouring letters change places."""
+    d = dictionary_words()
+    return next((w for i in range(len(word) - 1)
+                 if (w := word[:i] + word[i + 1] + word[i] + word[i + 2:]) != word and w in d), None)
 
 
 @lru_cache(maxsize=1)
