@@ -52,6 +52,14 @@ def test_each_check_names_what_the_tests_expect_and_the_description_does_not_say
     assert _checks("Write a function to reverse strings in a given list of string values.",
                    "assert rev(['Red', 'amal']) == ['deR', 'lama']") == []
     assert _checks("Encrypt the string by rotating the alphabet.", "assert encrypt('hi') == 'lm'") == []
+    # a number passed beside the data that the description never names; named, implied by a shape, or the
+    # data's own length, it is no news
+    peak = "assert find_peak([1, 3, 20, 4, 1, 0], 2) == 2\nassert find_peak([2, 3, 4, 5, 6], 1) == 4"
+    assert _checks("Write a function to find the peak element in the given array.", peak) == ["unstated_argument"]
+    assert _checks("Write a function to find the peak element of the array after position k.", peak) == []
+    assert _checks("Write a function to find the peak element in the given array.",
+                   "assert find_peak([1, 3, 20, 4, 1, 0], 6) == 2") == []
+    assert _checks("Write a function to find the perimeter of a rectangle.", "assert perimeter(10, 20) == 60") == []
 
 
 def test_tests_are_read_never_run_and_bad_tests_give_no_case(tmp_path):
@@ -130,7 +138,8 @@ def test_mbpp_originals_whose_tests_expect_unstated_messages_are_found():
     assert "unstated_text" in found("454") and "unstated_text" in found("880")  # real-set under-specified
     assert found("263") == [] and found("127") == []  # real-set well-specified
     share = sum(bool(found(k)) for k in tasks) / len(tasks)
-    assert 0.02 < share < 0.12, share  # measured: 7.5 % of the 974
+    assert "unstated_argument" in found("929") and "unstated_argument" in found("851")  # real-set under-specified
+    assert 0.02 < share < 0.12, share  # measured: 10.6 % of the 974
 
 
 def test_the_canonical_form_keeps_what_only_the_mutator_makes():

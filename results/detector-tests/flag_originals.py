@@ -13,6 +13,7 @@ from collections import Counter
 from pathlib import Path
 
 from scipy.stats import fisher_exact
+from sklearn.metrics import cohen_kappa_score
 
 from specdefects.validator.consistency import cases_of_task, findings
 from specdefects.validator.data import load_original_tasks
@@ -51,6 +52,16 @@ if per_task.exists():
                                      "pass1_flagged": round(100 * sum(a) / len(a), 1),
                                      "pass1_unflagged": round(100 * sum(b) / len(b), 1),
                                      "fisher_p": float(f"{fisher_exact(table)[1]:.3g}")})
+# the unstated_argument check against a blind reading of 60 MBPP tasks (unstated_argument_labels.csv)
+labels = list(csv.DictReader((here / "unstated_argument_labels.csv").open()))
+marked = {f["uid"] for f in flagged if any(x["check"] == "unstated_argument" for x in f["findings"])}
+said = [int(r["unexplained_argument"]) for r in labels]
+rule = [int(f"mbpp/{r['task_id']}" in marked) for r in labels]
+tp = sum(a and b for a, b in zip(said, rule))
+summary["unstated_argument_vs_reader"] = {"n": len(labels), "reader_yes": sum(said), "rule_yes": sum(rule),
+                                          "both": tp, "precision": round(tp / max(1, sum(rule)), 3),
+                                          "recall": round(tp / max(1, sum(said)), 3),
+                                          "kappa": round(float(cohen_kappa_score(said, rule)), 3)}
 summary["seconds"] = round(time.perf_counter() - t0, 1)
 (here / "flagged_originals.jsonl").write_text("".join(json.dumps(f) + "\n" for f in flagged))
 (here / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")

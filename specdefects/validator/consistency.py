@@ -4,7 +4,7 @@ no reading of the text alone can give.
 The real under-specified descriptions of the development set (:mod:`.real_descriptions`) are mostly
 of this kind: "Write a function that matches a word containing 'z'." is a fine sentence, and only
 the tests show that the function must return the strings ``'Found a match!'`` / ``'Not matched!'``.
-A text detector trained on mutants cannot see that; a look at the tests can. Five checks, each a
+A text detector trained on mutants cannot see that; a look at the tests can. Six checks, each a
 rule with a reason a person can verify:
 
 * ``unstated_text``: an expected string holds an English word (3+ letters) that is neither in the
@@ -21,6 +21,8 @@ rule with a reason a person can verify:
 * ``type_mismatch``: the description asks for a count ("count", "number of", "how many") or a yes/no
   answer ("check whether", "is ... or not") and the tests expect something else, which the
   description does not name either (no "string", "dictionary", "list" ... for it).
+* ``unstated_argument``: a call passes a number beside its other arguments and the description names
+  no number it is given ("find the peak element in the given array", called with the array and 6).
 
 The tests are read, never run: assertions are parsed with :mod:`ast` and values are taken with
 :func:`ast.literal_eval` (a test that is not a literal is skipped). Tests come as assertion text
@@ -241,6 +243,7 @@ def findings(description: str, cases: list[Case]) -> list[dict]:
                         "why": f"the tests expect a {_kind_name(rare)} ({_short(example)}) in {counts[rare]} of "
                                f"{len(cases)} cases and a {_kind_name(max(counts, key=counts.get))} otherwise; "
                                f"the description does not say when"})
+    out += _unstated_argument(description, cases)
     main = max(counts, key=lambda k: (counts[k], k))
     asked = "number" if _COUNT.search(description) else "bool" if _YES_NO.search(description) else None
     several_numbers = main in ("tuple", "list") and all(
@@ -253,6 +256,37 @@ def findings(description: str, cases: list[Case]) -> list[dict]:
                            f"the tests expect a {_kind_name(main)} "
                            f"({_short(next(c.expected for c in cases if kind(c.expected) == main))})"})
     return out
+
+
+# words by which a description names a number it is given ("the given number", "n", "radius", "k pairs")
+_NUMBER_INPUT = re.compile(r"\b(?:numbers?|integers?|int|floats?|digits?|(?:given|an?|specified|new|certain)\s+(?:value|element)|"
+                           r"[b-hj-zB-HJ-Z]|nth|kth|range|radius|"
+                           r"sides?|base|latitude|longitude|"
+                           r"height|width|length|size|limit|target|index|position|power|amount|times|degrees?|"
+                           r"angle|years?|days?|months?|hours?|minutes?|seconds?|rows?|columns?|steps?|"
+                           r"decimals?|bits?|places|"
+                           # a shape's sizes are what its name asks for ("the perimeter of a rectangle")
+                           r"rectangles?|triangles?|squares?|circles?|cubes?|cuboids?|spheres?|cylinders?|cones?|"
+                           r"prisms?|pyramids?|parallelograms?|trapeziums?|rhombus|polygons?|hexagons?|pentagons?|"
+                           r"tetrahedrons?|ellipses?|sectors?|arcs?)\b|\d")
+
+
+def _unstated_argument(description: str, cases: list[Case]) -> list[dict]:
+    """A test call passes a number beside its other arguments, and the description names no number it
+    is given: what that argument means is left to the tests (``find the peak element in the given
+    array`` called with ``([1, 3, 20, 4, 1, 0], 6)``)."""
+    calls = [c for c in cases if any(kind(a) in ("list", "tuple", "dict", "str") for a in c.args)
+             and any(kind(a) == "number" and not _a_length(a, c.args) for a in c.args)]
+    if not calls or _NUMBER_INPUT.search(description):
+        return []
+    return [{"check": "unstated_argument", "category": "input_precondition",
+             "why": f"the tests call it with {_short(calls[0].args)}: a number argument the description never "
+                    f"mentions"}]
+
+
+def _a_length(value, args: tuple) -> bool:
+    """``value`` is the length of another argument: the C-style size argument every reader supplies."""
+    return any(isinstance(a, (list, tuple, str, dict)) and len(a) == value for a in args if a is not value)
 
 
 def _is_literal_text(s: str) -> bool:
