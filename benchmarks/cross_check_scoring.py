@@ -150,7 +150,8 @@ def _restored_field(key: str, doc: dict, rows: list[dict]) -> str:
 
 def score_ours(answers: list[Answer], workers: int | None) -> None:
     from specdefects.lmeval.scoring import score_responses
-    scorable = [a for a in answers if a.doc.get("test_code") is not None]
+    # a doc whose description the compacted log dropped cannot be rebuilt into its task: not re-scorable
+    scorable = [a for a in answers if a.doc.get("test_code") is not None and "description" not in a.doc.get("_dropped", [])]
     scored = score_responses([[a.completion] for a in scorable], [a.doc for a in scorable], style="instruct",
                              workers=workers, progress=False)
     for a, s in zip(scorable, scored):

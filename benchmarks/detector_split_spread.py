@@ -75,11 +75,15 @@ def main(argv=None) -> int:
     import datasets
     import pandas as pd
 
-    parts = datasets.load_dataset(str(data), "validator")
+    from specdefects.builders.local import fingerprint
+
+    # read the folder's files again: datasets caches a local folder by its name, not its content
+    parts = datasets.load_dataset(str(data), "validator", download_mode="force_redownload")
     features = parts["train"].features
     rows = pd.concat([parts[n].to_pandas() for n in parts], ignore_index=True)
     strategies = ("grouped", "stratified") if args.strategy == "both" else (args.strategy,)
-    out = {"data": str(data), "seed": args.seed, "regime": args.regime, "backbone": args.backbone}
+    out = {"data": str(data), "validator_sha256": fingerprint(data, "validator")["data_sha256"], "seed": args.seed,
+           "regime": args.regime, "backbone": args.backbone}
     for strategy in strategies:
         scores = {k: _one_split(rows, features, k, strategy, args) for k in splits}
         out[strategy] = {"splits": scores, "summary": _summary(strategy, scores)}
