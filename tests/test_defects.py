@@ -393,6 +393,9 @@ US_FORMS = [  # (description, category, deleted text, mutated description): one 
      " Assume all elements are integers.", "Write a function to convert a list to a tuple."),
     ("Return the words of the sentence. Words are separated by a single space.", "output_format",
      " Words are separated by a single space.", "Return the words of the sentence."),
+    # the inclusive side of a bound, only where nothing else can go (mbpp/199; the tests check 32 -> 32)
+    ("Write a python function to find highest power of 2 less than or equal to given number.", "numeric_bound",
+     " or equal to", "Write a python function to find highest power of 2 less than given number."),
 ]
 
 

@@ -424,6 +424,9 @@ PHRASES: list[tuple[str, int, re.Pattern]] = [
     ("formula", 3, re.compile(after_words("the", "a", "an", "of", "all", "its", "each", "find", "get", "with", "sum",
                                           "count", "n", "k", "m", "two", "three") + r"(?:maximum|minimum|max|min|largest|smallest|longest|shortest|"
                               r"highest|lowest|greatest|biggest)\s+" + QUALIFIED_ANY + r"(?!numbers?\s+of\b)", I)),
+    # --- tier 4: whether a bound is inclusive ("the highest power of 2 less than[ or equal to] n"), only where
+    # nothing else can go: the bound stays, which side of it the limit falls on is left open
+    ("numeric_bound", 4, re.compile(r"(?<=\bthan)\s+or\s+equal(?:\s+to)?(?=\s+\S)", I)),
 ]
 
 HEADER = re.compile(r"^[ \t]*[A-Z][\w ]{0,30}:?[ \t]*$")
