@@ -106,6 +106,19 @@ def test_split_validator_unit():
         split_validator(labels, groups, strategy="random")
 
 
+def test_grouped_split_of_a_task_does_not_move_when_other_rows_come_or_go():
+    """An engine change adds a defect row to some tasks and drops others: every task keeps its split."""
+    labels = [i % 4 for i in range(1200)]
+    groups = [f"t{i // 4}" for i in range(1200)]
+    before = dict(zip(groups, split_validator(labels, groups, seed=0)))
+    more_labels, more_groups = labels + [2] * 5, groups + [f"t{i}" for i in range(5)]  # five new US rows
+    fewer = [(lab, g) for lab, g in zip(labels, groups) if g not in ("t7", "t9")]
+    for ls, gs in ((more_labels, more_groups), ([lab for lab, _ in fewer], [g for _, g in fewer])):
+        assert all(before[g] == s for g, s in zip(gs, split_validator(ls, gs, seed=0)))
+    share = Counter(before.values())
+    assert 0.04 < share["test"] / 300 < 0.16 and 0.04 < share["validation"] / 300 < 0.16, share  # 30 +- 5 each
+
+
 def _digests(out):
     return {str(p.relative_to(out)): hashlib.sha256(p.read_bytes()).hexdigest()
             for p in sorted(Path(out).glob("*/*.parquet"))} | {"README.md": hashlib.sha256(

@@ -281,12 +281,13 @@ def _how_made_section(report) -> str:
         f"`naturalness == 1`) of every benchmark, the text being the description alone (what `specdefects check` "
         f"reads; an LV rename outside it is invisible there, so every LV row changes the description itself), "
         f"no text with two labels, "
-        f"split 80/10/10 into train/validation/test, stratified by label, strategy `{report.split_strategy}`, "
-        f"seed {report.seed}. `grouped` (the default, scikit-learn `StratifiedGroupKFold` over task uids) puts "
+        f"split 80/10/10 into train/validation/test, strategy `{report.split_strategy}`, seed {report.seed}. "
+        f"`grouped` (the default: a task's split is a hash of the seed and its uid, so a change of the engines "
+        f"moves no task between splits) puts "
         f"all variants of a task in one split: the clean and defective versions of a description share almost "
         f"every word, so a row-level split lets a classifier recognise a test description it saw in training "
         f"with a different label, which inflates test scores. `stratified` (`train_test_split`, rows split "
-        f"independently) reproduces the study's split for comparison.")
+        f"independently, stratified by label) reproduces the study's split for comparison.")
     return "\n".join(made) + "\n"
 
 
