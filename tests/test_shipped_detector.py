@@ -124,3 +124,15 @@ def test_build_default_rebuilds_the_shipped_detector(tmp_path):
     for k, v in shipped["test_chosen"].items():
         assert abs(prov["test_chosen"][k] - v) <= SCORE_ATOL, f"test {k} {prov['test_chosen'][k]} against {v}"
     _agree(out, tmp_path)
+
+
+def test_check_says_when_a_text_is_of_a_kind_the_detector_never_trained_on():
+    """The shipped detector learnt from HumanEval docstrings and MBPP requests: on a contest statement its
+    verdict comes with a note saying so (its flags there swing between trainings, docs/validator.md)."""
+    from specdefects.validator.check import check_texts
+    contest = ("You are given an array nums. Return the number of pairs (i, j) with nums[i] == nums[j].\n\n"
+               "Input\n\nThe input is given from Standard Input.\n\nConstraints\n\n1 <= N <= 100\n")
+    plain = "Write a function to return the number of equal pairs in a list."
+    noted, clean = check_texts([contest, plain], model=str(SHIPPED))
+    assert any("contest statement" in n and "humaneval and mbpp" in n for n in noted["notes"]), noted["notes"]
+    assert not any("contest statement" in n for n in clean["notes"])

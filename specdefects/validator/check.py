@@ -9,6 +9,7 @@ import sys
 import unicodedata
 from pathlib import Path
 
+from ..defects.underspec.text import FORMAL_SECTION
 from .consistency import findings, read_test_cases
 from .decision import DEFECTS, EVIDENCE_FOR, check_threshold, decide, evidence_for, resolve_threshold, shown_by_evidence
 from .errors import ValidatorError
@@ -40,6 +41,17 @@ def resolve_model(model: str | None) -> str:
     if shipped is None:
         raise ValidatorError(no_model_message())
     return str(shipped)
+
+
+def _unseen_kind_notes(text: str, detector) -> list[str]:
+    """A contest statement (Input / Output / Constraints sections) read by a detector that was trained on
+    none: its verdicts there swing between trainings (docs/validator.md, RQ3)."""
+    meta = getattr(detector, "meta", None) or {}
+    trained_on = meta.get("trained_on")
+    if trained_on is None or "livecodebench" in trained_on or not FORMAL_SECTION.search(text):
+        return []
+    return [f"a contest statement (it has Input / Output / Constraints sections), and this detector was trained on "
+            f"{' and '.join(trained_on)} only: treat its label with caution"]
 
 
 def validate_text(text: str) -> list[str]:
@@ -147,6 +159,8 @@ def check_texts(texts: list[str], model: str | None = None, detector=None, batch
     check_threshold(threshold)  # a bad --threshold is an error before any model loads
     if detector is None:
         detector = load_detector(resolve_model(model))
+    for t, n in zip(texts, notes):
+        n += _unseen_kind_notes(t, detector)
     threshold = resolve_threshold(detector, threshold, argmax)
     probs = detector.predict_proba(texts, batch_size=batch_size)
     evs = [evidence_for(detector, t[:MAX_CHARS * 5]) for t in texts]

@@ -156,7 +156,8 @@ def train(config: TrainConfig) -> dict:
     results["trainable_pct"] = runs[0]["trainable_pct"]
     write_json_atomic(out / "results.json", results)
     meta = json.loads((final / META_FILE).read_text())
-    meta.update({"mean_test": results.get("mean_test"), "mean_validation": results.get("mean_validation"),
+    meta.update({"trained_on": sorted(set(data["train"].get("benchmark") or [])),
+                 "mean_test": results.get("mean_test"), "mean_validation": results.get("mean_validation"),
                  "seeds": list(cfg.seeds), "indistinct_sf_dropped": dropped})
     write_json_atomic(final / META_FILE, meta)
     results["operating_point"] = set_operating_point(final, data["validation"], cfg.specificity)
