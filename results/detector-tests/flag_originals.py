@@ -54,9 +54,9 @@ if per_task.exists():
                                      "fisher_p": float(f"{fisher_exact(table)[1]:.3g}")})
 # the unstated_argument check against a blind reading of 60 MBPP tasks (unstated_argument_labels.csv)
 labels = list(csv.DictReader((here / "unstated_argument_labels.csv").open()))
-marked = {f["uid"] for f in flagged if any(x["check"] == "unstated_argument" for x in f["findings"])}
+by_argument = {f["uid"] for f in flagged if any(x["check"] == "unstated_argument" for x in f["findings"])}
 said = [int(r["unexplained_argument"]) for r in labels]
-rule = [int(f"mbpp/{r['task_id']}" in marked) for r in labels]
+rule = [int(f"mbpp/{r['task_id']}" in by_argument) for r in labels]
 tp = sum(a and b for a, b in zip(said, rule))
 summary["unstated_argument_vs_reader"] = {"n": len(labels), "reader_yes": sum(said), "rule_yes": sum(rule),
                                           "both": tp, "precision": round(tp / max(1, sum(rule)), 3),

@@ -160,9 +160,8 @@ def split_validator(labels: Sequence[int], groups: Sequence[str], seed: int = 0,
     ``grouped``: all rows of a group (a task's variants) land in one split, chosen by a hash of the seed and
     the group alone (a tenth each for test and validation): an engine change that adds or drops a task's
     rows moves no task between splits, so detectors measured on two builds read the same test tasks (a
-    fold assignment balanced over the labels, such as scikit-learn's ``StratifiedGroupKFold``, reshuffled
-    the test split when five rows were added). With a thousand tasks the labels still come out near their
-    overall shares in each split.
+    fold assignment balanced over the labels moves them). With a thousand tasks the labels still come out
+    near their overall shares in each split.
     ``stratified``: rows split independently and stratified by label (``train_test_split`` twice), as the
     study did. Deterministic for a given seed.
     """

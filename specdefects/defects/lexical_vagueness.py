@@ -271,7 +271,7 @@ def _usable_groups(desc: str, prot, found: dict[tuple[str, str], list[tuple[int,
         if k == "synonym" and any(not DETERMINER_BEFORE.search(desc[max(0, s - 12):s]) for s, _, _ in occ):
             # after an adjective ("a binary string") a phrase reads badly ("a binary piece of text"), a compound
             # noun does not ("a binary character sequence")
-            alts = tuple(a for a in alts if " of " not in f" {a} ") or alts
+            alts = tuple(a for a in alts if " of " not in a) or alts
         if any(re.match(r"\s+of\b", desc[e:]) or " " in w for _, e, w in occ):
             alts = tuple(a for a in alts if " of " not in a) or alts  # not "piece of text of letters"
         if k == "synonym":

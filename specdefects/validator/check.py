@@ -159,8 +159,7 @@ def check_texts(texts: list[str], model: str | None = None, detector=None, batch
     check_threshold(threshold)  # a bad --threshold is an error before any model loads
     if detector is None:
         detector = load_detector(resolve_model(model))
-    for t, n in zip(texts, notes):
-        n += _unseen_kind_notes(t, detector)
+    notes = [n + _unseen_kind_notes(t, detector) for t, n in zip(texts, notes)]
     threshold = resolve_threshold(detector, threshold, argmax)
     probs = detector.predict_proba(texts, batch_size=batch_size)
     evs = [evidence_for(detector, t[:MAX_CHARS * 5]) for t in texts]

@@ -130,12 +130,13 @@ def _vague_nouns() -> frozenset:
 
 
 # "to group the first elements": a noun of the vague side used as a verb says nothing vague
-VERB_USE = (re.compile(r"\bto\s+$", re.I), re.compile(r"\s+(?:the|a|an|all|each|every|its|their|them|it)\b", re.I))
+INFINITIVE_MARK = re.compile(r"\bto\s+$", re.I)
+OBJECT_AFTER = re.compile(r"\s+(?:the|a|an|all|each|every|its|their|them|it)\b", re.I)
 
 
 def _used_as_verb(text: str, m: re.Match) -> bool:
-    return (m.group(0).lower() in _vague_nouns() and bool(VERB_USE[0].search(text[max(0, m.start() - 8):m.start()]))
-            and bool(VERB_USE[1].match(text, m.end())))
+    return (m.group(0).lower() in _vague_nouns() and bool(INFINITIVE_MARK.search(text[max(0, m.start() - 8):m.start()]))
+            and bool(OBJECT_AFTER.match(text, m.end())))
 
 
 def vague_words(text: str, only: frozenset | None = None) -> list[dict]:
