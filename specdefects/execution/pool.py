@@ -162,7 +162,7 @@ class Slot:
                                      env=minimal_env(), cwd="/", start_new_session=True, close_fds=True,
                                      bufsize=0, **kw)
         try:
-            hdr, _ = self._exchange({"op": "ping"}, (), 0, deadline=time.monotonic() + 30)
+            hdr = self._exchange({"op": "ping"}, b"", deadline=time.monotonic() + 30)
         except SandboxError as e:
             self.kill()
             raise SandboxError(f"{sb.name} worker did not start: {e}; log: {self.log_tail()}") from None
@@ -236,17 +236,17 @@ class Slot:
             got += len(b)
         return b"".join(chunks)
 
-    def _exchange(self, header: dict, blobs, nblobs: int, deadline: float):
+    def _exchange(self, header: dict, payload: bytes, deadline: float) -> dict:
+        """Send one request (its length-prefixed JSON header, then ``payload``) and read the answer's header."""
         assert self.proc is not None
         h = json.dumps(header).encode()
         try:
-            self.proc.stdin.write(struct.pack(">I", len(h)) + h + b"".join(blobs))
+            self.proc.stdin.write(struct.pack(">I", len(h)) + h + payload)
         except (BrokenPipeError, OSError, ValueError):
             raise SandboxError("worker died (broken pipe)") from None
         fd = self.proc.stdout.fileno()
         (n,) = struct.unpack(">I", self._read_exact(fd, 4, deadline))
-        hdr = json.loads(self._read_exact(fd, n, deadline))
-        return hdr, None
+        return json.loads(self._read_exact(fd, n, deadline))
 
     def run(self, source: str, stdin: bytes, limits: Limits, timeout_s: float) -> ProgramResult:
         # A worker killed by the previous program can still look alive for a moment; a
@@ -268,17 +268,10 @@ class Slot:
                   "timeout_s": float(timeout_s), "max_output_bytes": int(limits.max_output_bytes)}
         # the worker enforces timeout_s itself; this deadline only catches a hung worker
         deadline = time.monotonic() + timeout_s + 30
-        fd = None
         self.busy = True
         try:
-            h = json.dumps(header).encode()
-            try:
-                self.proc.stdin.write(struct.pack(">I", len(h)) + h + src + stdin)
-            except (BrokenPipeError, OSError, ValueError):
-                raise SandboxError("worker died (broken pipe)") from None
+            hdr = self._exchange(header, src + stdin, deadline)
             fd = self.proc.stdout.fileno()
-            (n,) = struct.unpack(">I", self._read_exact(fd, 4, deadline))
-            hdr = json.loads(self._read_exact(fd, n, deadline))
             out = self._read_exact(fd, hdr["stdout_len"], deadline)
             err = self._read_exact(fd, hdr["stderr_len"], deadline)
             rep = self._read_exact(fd, hdr["report_len"], deadline)
