@@ -59,7 +59,6 @@ from .common import (
     write_config,
 )
 
-FT_CONFIGS = ("families", "matched", "controls", "quality")
 STUDY_QUALITY_TASKS = 180
 
 

@@ -36,7 +36,6 @@ log = logging.getLogger("specdefects")
 HUB_ID = "specdefects/spec-defects"
 DATA_ENV = "SPECDEFECTS_DATA"
 TASKS_ENV = "SPECDEFECTS_TASKS"
-STYLES = ("completion", "instruct")
 
 INSTRUCTION = ("Please provide a self-contained Python script that solves the following problem in a "
                "markdown code block:\n```\n{prompt}\n```\n")
