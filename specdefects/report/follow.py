@@ -45,7 +45,7 @@ from .runs import (
     _data_used,
     _date_id,
     _describe_data,
-    _results_files,
+    _existing_results_files,
     model_name,
     outcome,
     read_samples,
@@ -180,10 +180,7 @@ def load_follow_runs(paths: str | Path | Iterable[str | Path], require: bool = T
     paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
     files: list[Path] = []
     for p in map(Path, paths):
-        if not p.exists():
-            raise ReportError(f"{p}: " + ("a link that leads nowhere (or in a circle)" if p.is_symlink()
-                                          else "no such file or directory"))
-        files.extend(_results_files(p))
+        files.extend(_existing_results_files(p))
     runs: dict[str, FollowRun] = {}
     read: dict[tuple[str, str], tuple[str, Path, dict]] = {}  # (model, config) -> (data id, file, what)
     for f in sorted(dict.fromkeys(files), key=lambda f: (_date_id(f), str(f))):

@@ -141,6 +141,14 @@ def _results_files(path: Path) -> list[Path]:
     return sorted(p for p in path.rglob("results_*.json") if p.is_file())
 
 
+def _existing_results_files(path: Path) -> list[Path]:
+    """:func:`_results_files` of a path that must exist (a :class:`ReportError` otherwise)."""
+    if not path.exists():
+        raise ReportError(f"{path}: " + ("a link that leads nowhere (or in a circle)" if path.is_symlink()
+                                         else "no such file or directory"))
+    return _results_files(path)
+
+
 def _date_id(results_file: Path) -> str:
     return results_file.stem[len("results_"):] if results_file.stem.startswith("results_") else ""
 
@@ -367,10 +375,7 @@ def load_runs(paths: str | Path | Iterable[str | Path]) -> list[Run]:
     paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
     files: list[Path] = []
     for p in map(Path, paths):
-        if not p.exists():
-            raise ReportError(f"{p}: " + ("a link that leads nowhere (or in a circle)" if p.is_symlink()
-                                          else "no such file or directory"))
-        found = _results_files(p)
+        found = _existing_results_files(p)
         if not found:
             # one empty folder (a run still going, a typo among many) must not hide the others
             warnings.warn(f"{p}: no lm-eval results_*.json file found; skipped", ReportWarning, stacklevel=2)
