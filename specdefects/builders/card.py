@@ -55,7 +55,7 @@ def _hand_cells(mutants_by_bench: dict[str, list[Mutant]]):
     return {(c.benchmark, c.defect, c.criterion): c for c in cells}, len(rows), len(stale)
 
 
-def _table2(report, rows_by_bench: dict[str, list[dict]], hand=None) -> str:
+def _table2(rows_by_bench: dict[str, list[dict]], hand=None) -> str:
     lines = ["| benchmark | defect | N | N rules / llm engine | rule judge: compliance % | naturalness % | "
              "hand check: N | compliance % | naturalness % | "
              "LLM judge: N judged | compliance % | naturalness % | study: N | compliance % | naturalness % |",
@@ -102,7 +102,7 @@ def _hand_section(hand) -> str:
             + "Agreement and Cohen's kappa of the rule judge with the hand labels:\n\n" + summary_table(overall) + "\n")
 
 
-def _judges_note(report, rows_by_bench: dict[str, list[dict]]) -> str:
+def _judges_note(rows_by_bench: dict[str, list[dict]]) -> str:
     models = sorted({json.loads(r["judge"]).get("llm_judge_model", "") for rows in rows_by_bench.values()
                      for r in rows if r["defect"] and r.get("llm_compliance") is not None} - {""})
     judged = any(r.get("llm_compliance") is not None for rows in rows_by_bench.values() for r in rows)
@@ -308,8 +308,8 @@ def render_card(report, features: dict, mutants_by_bench: dict[str, list[Mutant]
                  + "".join(f'{c} = load_dataset("REPO_OR_FOLDER", "{c}")\n' for c in report.rows) + "```\n")
     parts.append(_configs_section(report))
     hand = _hand_cells(mutant_only)
-    parts.append("## Summary (Table 2 layout)\n\n" + _table2(report, rows_by_bench, hand) + "\n\n"
-                 + _judges_note(report, rows_by_bench) + "\n\n" + _hand_section(hand))
+    parts.append("## Summary (Table 2 layout)\n\n" + _table2(rows_by_bench, hand) + "\n\n"
+                 + _judges_note(rows_by_bench) + "\n\n" + _hand_section(hand))
     parts.append(_taxonomy_section(mutant_only))
     parts.append(_how_made_section(report))
     if report.mutator_bugs:

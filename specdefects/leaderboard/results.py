@@ -171,7 +171,7 @@ def _tier(params) -> str:
     return "small" if params < 15e9 else "large"
 
 
-def _safe_name(name, path: str) -> str:
+def _safe_name(name) -> str:
     name = str(name or "").strip()
     if not name:
         raise SpecDefectsInputError("no model name in it")
@@ -202,7 +202,7 @@ def parse_result(path: str, raw: bytes) -> dict:
         s = make_summary(obj, source="self-reported")
     else:
         raise SpecDefectsInputError("neither a specdefects summary nor an lm-eval results file")
-    s["model"] = _safe_name(s.get("model"), path)
+    s["model"] = _safe_name(s.get("model"))
     if s.get("source") not in ("evaluated", "self-reported"):
         s["source"] = "self-reported"
     for bench, vs in s["scores"].items():
@@ -304,7 +304,7 @@ def evaluated_summaries(folders) -> list[dict]:
             raise SpecDefectsInputError(f"{f} cannot be used: {e}") from None
         except ValueError:
             continue  # matched / quality runs: no leaderboard column
-        name, params, precision = _safe_name(s["model"], str(f)), None, "bfloat16"
+        name, params, precision = _safe_name(s["model"]), None, "bfloat16"
         if is_registered(name):  # a registry model: its upstream name, and what was really run
             spec = model_spec(name)
             name, params, precision = spec.hub_id, spec.params or None, f"{spec.quantization} -> bf16"

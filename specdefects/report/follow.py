@@ -167,7 +167,7 @@ def _same_data(read: dict, name: str, f: Path, data: dict) -> None:
         seen = read.setdefault((name, config), (info["id"], f, info))
         if seen[0] != info["id"]:
             raise ReportError(f"{name} was evaluated on different follow-tests data in {seen[1]} "
-                              f"({_describe_data(config, seen[2])}) and {f} ({_describe_data(config, info)}): "
+                              f"({_describe_data(seen[2])}) and {f} ({_describe_data(info)}): "
                               f"their results cannot be merged; report them separately")
 
 

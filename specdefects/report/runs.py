@@ -117,7 +117,7 @@ def _data_used(data: dict) -> dict[str, dict]:
     return out
 
 
-def _describe_data(bench: str, info: dict) -> str:
+def _describe_data(info: dict) -> str:
     seed = f"seed {info['seed']}, " if info.get("seed") is not None else ""
     return f"{seed}sha256 {info['id'][:12]}" + (f", {info['where']}" if info.get("where") else "")
 
@@ -308,7 +308,7 @@ def read_results_file(path: str | Path, fallback_name: str | None = None) -> lis
         run = runs.setdefault(model, Run(model=model, sources=[path]))
         if key[0] in used:
             run.data_ids[key[0]] = used[key[0]]["id"]
-            run.data[key[0]] = _describe_data(key[0], used[key[0]])
+            run.data[key[0]] = _describe_data(used[key[0]])
             if used[key[0]].get("seed") is not None:
                 run.seeds[key[0]] = str(used[key[0]]["seed"])
         if isinstance(hashes.get(task), str):
