@@ -426,10 +426,8 @@ def _stop_forked_children() -> None:
     if mp is None:
         return
     for child in mp.active_children():
-        try:
+        with contextlib.suppress(OSError, ValueError, AttributeError):
             child.terminate()
-        except (OSError, ValueError, AttributeError):
-            pass
 
 
 def _raise_terminated(signum, frame) -> None:
@@ -565,14 +563,12 @@ def _finish_interrupted_build(args, stdout: _WatchedStream, how: str, status: in
               f"{args.push_to_hub} was confirmed: run the same command again to push it", file=sys.stderr)
         return status
     if getattr(args, "json", False) and not stdout.wrote_json:
-        try:
+        with contextlib.suppress(OSError, ValueError, AttributeError):
             with open(os.path.join(args.out, "build_report.json"), encoding="utf-8") as f:
                 d = json.load(f)
             if isinstance(d.get("skipped"), list):  # as builders.cli prints it: the count, reasons in the file
                 d["skipped"] = len(d["skipped"])
             print(json.dumps(d, indent=2))
-        except (OSError, ValueError, AttributeError):
-            pass
     print(f"specdefects build: {how} after the new build was complete and in place in {args.out}: kept it "
           f"(nothing was lost)", file=sys.stderr)
     return 0

@@ -21,6 +21,7 @@ caller's environment on is caught; they are restored afterwards.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -98,10 +99,8 @@ class _Context:
 
     def cleanup(self) -> None:
         for p in self.host_paths:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(p)
-            except OSError:
-                pass
         for d in self.host_dirs:
             shutil.rmtree(d, ignore_errors=True)
 
@@ -128,10 +127,8 @@ def _gone(marker: str, within_s: float) -> bool:
         time.sleep(0.05)
     left = _sleepers(marker)
     for pid in left:  # our own marker processes: do not leave them behind
-        try:
+        with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
     return not left
 
 

@@ -28,6 +28,7 @@ root, the uid switch is skipped.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import fcntl
 import json
 import os
@@ -76,11 +77,9 @@ def kill_uid(uid: int, python: str, wait_s: float = 10.0) -> None:
         [python, "-S", "-c", "import os, signal\ntry:\n    os.kill(-1, signal.SIGKILL)\nexcept OSError:\n    pass"]
     deadline = time.monotonic() + wait_s
     while True:
-        try:
+        with contextlib.suppress(OSError, subprocess.SubprocessError):
             subprocess.run(cmd, user=uid, group=uid, extra_groups=[], env=minimal_env(), cwd="/", close_fds=True,
                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=10)
-        except (OSError, subprocess.SubprocessError):
-            pass
         if not _live_processes_of(uid) or time.monotonic() > deadline:
             return
         time.sleep(0.01)
@@ -126,10 +125,8 @@ class _UidLease:
         raise SandboxError("no free sandbox uid")
 
     def release(self) -> None:
-        try:
+        with contextlib.suppress(Exception):
             self._f.close()
-        except Exception:
-            pass
 
 
 class Slot:
@@ -177,23 +174,15 @@ class Slot:
         p, self.proc = self.proc, None
         if p is None:
             return
-        try:
+        with contextlib.suppress(OSError):
             os.killpg(p.pid, signal.SIGKILL)
-        except OSError:
-            pass
-        try:
+        with contextlib.suppress(OSError):
             p.kill()
-        except OSError:
-            pass
         for s in (p.stdin, p.stdout):
-            try:
+            with contextlib.suppress(Exception):
                 s.close()
-            except Exception:
-                pass
-        try:
+        with contextlib.suppress(Exception):
             p.wait(timeout=10)
-        except Exception:
-            pass
         if self.busy and self.lease:
             # the worker died or was killed mid-program (a program that killed its parent, a hung
             # worker, close() during a run): what the program detached is now an orphan nobody
@@ -316,10 +305,8 @@ class WorkerSandbox(Sandbox):
     def _acquire(self) -> Slot:
         while True:
             idle = self._idle
-            try:
+            with contextlib.suppress(queue.Empty):
                 return idle.get_nowait()
-            except queue.Empty:
-                pass
             with self._lock:
                 if len(self._slots) < self.max_slots:
                     slot = Slot(self, len(self._slots))
@@ -389,10 +376,8 @@ def discard(sb: WorkerSandbox) -> None:
 @atexit.register
 def _close_all() -> None:
     for sb in list(_LIVE):
-        try:
+        with contextlib.suppress(Exception):
             sb.close()
-        except Exception:
-            pass
 
 
 __all__ = ["WorkerSandbox", "Slot", "interpreter_flags", "kill_uid", "discard", "DEFAULT_PYTHON", "UID_BASE", "UID_RANGE"]

@@ -23,6 +23,7 @@ with a reason (:class:`Exclusion`).
 from __future__ import annotations
 
 import ast
+import contextlib
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -200,12 +201,10 @@ def _prose_examples(task: Task) -> list[str]:
             if args is not None:
                 found.append(args)
     n_params = None
-    try:
+    with contextlib.suppress(SyntaxError):
         tree = ast.parse(interface_of(task) + "    pass\n")
         fn = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == task.entry_point]
         n_params = len(fn[-1].args.args) if fn else None
-    except SyntaxError:
-        pass
     if n_params == 1:
         for m in _LEAD.finditer(text):
             rest = text[m.end():]
@@ -217,10 +216,8 @@ def _prose_examples(task: Task) -> list[str]:
             else:
                 mm = re.match(r"(\"[^\"\n]*\"|'[^'\n]*'|-?\d+(?:\.\d+)?)", stripped)
                 lit = mm.group(1) if mm else ""
-            try:
+            with contextlib.suppress(RecordError):
                 found.append(encode_value([decode_value(lit)])) if lit else None
-            except RecordError:
-                pass
     return found
 
 

@@ -19,6 +19,7 @@ answer (the model is not on the Hub, has no licence, is too large, the evaluatio
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import shlex
@@ -115,10 +116,8 @@ def stop_process_group(proc: subprocess.Popen, grace_s: float = STOP_GRACE_S) ->
             break
         except subprocess.TimeoutExpired:
             continue
-    try:  # the group may outlive its leader: what it started and left behind goes too
+    with contextlib.suppress(OSError):  # the group may outlive its leader: what it started and left behind goes too
         os.killpg(proc.pid, signal.SIGKILL)
-    except OSError:
-        pass
 
 
 def _release(store: LeaderboardStore, claim: Claim, reason: str, retry_after: float | None) -> str:
