@@ -90,8 +90,7 @@ def _blocks(text: str) -> list[str]:
     py = [body for lang, body in fenced if lang in _PY_LANGS]
     if not py and fenced:
         py = [body for _, body in fenced]
-    out = [b for b in tagged + py if b.strip()]
-    return out
+    return [b for b in tagged + py if b.strip()]
 
 
 def _defines(code: str, entry_point: str) -> bool:
@@ -129,9 +128,7 @@ def _finish_completion(prompt: str, completion: str, entry_point: str) -> str:
     prompt_defines = bool(entry_point) and _defines(prompt, entry_point)
     in_string = False
     for i, ln in enumerate(lines):
-        if i == 0 or in_string:
-            keep.append(ln)
-        elif ln.strip() == "" or ln[:1] in (" ", "\t", ")", "]", "}"):
+        if i == 0 or in_string or ln.strip() == "" or ln[:1] in (" ", "\t", ")", "]", "}"):
             keep.append(ln)
         elif _TOP_KEEP.match(ln):
             if ep_def is not None and ep_def.match(ln) and prompt_defines:

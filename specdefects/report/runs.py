@@ -168,10 +168,7 @@ def read_samples(results_file: Path, task: str) -> list[dict]:
     if not path.exists():
         return []
     try:
-        if path.suffix == ".gz":
-            f = gzip.open(path, "rt", encoding="utf-8")
-        else:
-            f = open(path, encoding="utf-8")
+        f = gzip.open(path, "rt", encoding="utf-8") if path.suffix == ".gz" else open(path, encoding="utf-8")
         rows = []
         with f:
             for n, line in enumerate(f, 1):
@@ -432,7 +429,7 @@ def _other_data(a: Run, b: Run) -> bool:
 def _name_apart(model: str, same: list[Run]) -> None:
     """Name each run of ``model`` after the data it read (its seed, else its build's sha256, else the
     folder it came from), its rows and samples too, and say so once (:class:`ReportWarning`)."""
-    base = model[: -len(INSTRUCT_SUFFIX)] if model.endswith(INSTRUCT_SUFFIX) else model
+    base = model.removesuffix(INSTRUCT_SUFFIX)
     style = INSTRUCT_SUFFIX if model.endswith(INSTRUCT_SUFFIX) else ""
 
     def joined(values) -> str:

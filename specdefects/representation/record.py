@@ -369,11 +369,10 @@ def _next_shard(folder: Path) -> str:
 
 
 def _write_shard(path: Path, states: np.ndarray) -> None:
-    with atomic_path(path) as tmp:
-        with open(tmp, "wb") as f:  # a file object: np.savez would add .npz to a file name
-            np.savez(f, states=states)
-            f.flush()
-            os.fsync(f.fileno())
+    with atomic_path(path) as tmp, open(tmp, "wb") as f:  # a file object: np.savez would add .npz to a name
+        np.savez(f, states=states)
+        f.flush()
+        os.fsync(f.fileno())
 
 
 def _append_index(folder: Path, rows: list[dict]) -> None:
