@@ -232,6 +232,15 @@ def rows_of_dataset(ds, label: str) -> Iterator[Row]:
         yield Row(dict(r), f"row {i} of {label}", label)
 
 
+def check_unique(tasks: Iterable) -> None:
+    """A :class:`RecordError` naming the first task id that appears twice among ``tasks``."""
+    seen: set[str] = set()
+    for t in tasks:
+        if t.task_id in seen:
+            raise RecordError(f"{t.benchmark}: task {t.task_id!r} appears more than once")
+        seen.add(t.task_id)
+
+
 # --------------------------------------------------------------------------- Hub
 
 def load_dataset(*args, **kwargs):

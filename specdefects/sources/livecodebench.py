@@ -91,6 +91,7 @@ from ._common import (
     RowSkipped,
     SourceNotFoundError,
     SourceTypeError,
+    check_unique,
     hub_file,
     is_local,
     parse_python,
@@ -187,11 +188,7 @@ def load(source: Any = None, *, version: str = DEFAULT_VERSION, revision: str | 
             rows.extend(read_jsonl(hub_file(str(source), f, revision=revision)))
         label = f"hub:{source}" + (f"@{revision}" if revision else "")
     tasks = [convert_row(r, label, include_private=include_private) for r in rows]
-    seen: set[str] = set()
-    for t in tasks:
-        if t.task_id in seen:
-            raise RecordError(f"{NAME}: task {t.task_id!r} appears more than once")
-        seen.add(t.task_id)
+    check_unique(tasks)
     return tasks
 
 

@@ -24,11 +24,12 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
-from ..records import RecordError, Task, TestCase
+from ..records import Task, TestCase
 from ..registry import benchmark
 from ._common import (
     Row,
     called_names,
+    check_unique,
     defined_functions,
     hub_rows,
     is_local,
@@ -66,7 +67,7 @@ def load(source: Any = None, *, revision: str | None = DEFAULT_REVISION, config:
         label = f"hub:{source}" + (f"@{revision}" if revision else "")
     tasks = [convert_row(r, label) for r in rows]
     tasks.sort(key=lambda t: int(t.task_id))
-    _check_unique(tasks)
+    check_unique(tasks)
     return tasks
 
 
@@ -135,10 +136,3 @@ def assert_examples(tests: list[str]) -> list[TestCase]:
             out.append(TestCase(input=parts[0], output=parts[1], public=True))
     return out
 
-
-def _check_unique(tasks: list[Task]) -> None:
-    seen: set[str] = set()
-    for t in tasks:
-        if t.task_id in seen:
-            raise RecordError(f"{t.benchmark}: task {t.task_id!r} appears more than once")
-        seen.add(t.task_id)
