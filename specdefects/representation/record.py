@@ -276,9 +276,9 @@ def _read_meta(folder: Path) -> dict | None:
     return meta
 
 
-def _read_index(folder: Path, torn_ok: bool = True) -> tuple[list[dict], int]:
+def _read_index(folder: Path) -> tuple[list[dict], int]:
     """The index lines and the byte length of their complete part. A last line without its newline
-    is a crash's torn append: left out (``torn_ok``). Any other bad line is corruption."""
+    is a crash's torn append: left out. Any other bad line is corruption."""
     path = folder / "index.jsonl"
     if not path.exists():
         return [], 0
@@ -287,8 +287,6 @@ def _read_index(folder: Path, torn_ok: bool = True) -> tuple[list[dict], int]:
     except OSError as e:
         raise RepresentationError(f"cannot read {path}: {_first_line(e)}") from None
     end = raw.rfind(b"\n") + 1
-    if end < len(raw) and not torn_ok:
-        raise RepresentationError(f"{path}: the last line is incomplete")
     rows, seen = [], set()
     for n, line in enumerate(raw[:end].decode("utf-8", errors="replace").splitlines(), 1):
         try:
