@@ -18,8 +18,6 @@ from ..execution.answers import PROGRAM
 from ..records import CONDITIONS, Instance, Task, TestCase
 from .families.instances import outputs_agree
 
-ROW_FIELDS = ("instance_id", "family_id", "run", "condition", "follows_a", "follows_b")
-
 
 def scoring_task(inst: Instance) -> Task:
     """The instance as a task: evaluation inputs (rule A's outputs as the nominal expectation)
