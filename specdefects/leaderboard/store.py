@@ -320,8 +320,7 @@ class LocalStore(LeaderboardStore):
     def _complete(self, claim, status, *, error=None, result=None, files=None, check_attempt=True) -> bool:
         if status not in ("FINISHED", "FAILED"):
             raise SpecDefectsInputError(f"complete with FINISHED or FAILED, not {status}")
-        if check_attempt and (self._attempts(claim.id) != claim.attempt
-                              or self._lease(claim.id, claim.attempt).get("released")):
+        if check_attempt and not self._holds(claim):
             return False
         staging = None
         if status == "FINISHED":  # the results are written whole beside their place first
@@ -330,7 +329,6 @@ class LocalStore(LeaderboardStore):
             if staging:
                 self._write_result_dir(staging, result or {}, files)
             done = self._done_path(claim.id)
-            done.parent.mkdir(parents=True, exist_ok=True)
             finished = now_iso()
             if not _create_exclusive(done, {"status": status, "error": error, "worker": claim.worker,
                                             "attempt": claim.attempt, "finished_time": finished}):
