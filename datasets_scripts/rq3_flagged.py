@@ -1,14 +1,13 @@
 """The study's RQ3 (its Table 6) for the shipped detector: which *clean originals* it flags, per
 benchmark and class, and how many of the flagged ones a reader confirms as real defects.
 
-    python datasets_scripts/rq3_flagged.py draw --data out/spec-defects \\
-        --source livecodebench=PATH/lcb_folder --out results/detector-rq3
+    python datasets_scripts/rq3_flagged.py draw --data out/spec-defects --out results/detector-rq3
     #   ... label results/detector-rq3/labels.csv from sheet.txt alone (no verdicts in it) ...
     python datasets_scripts/rq3_flagged.py score --out results/detector-rq3
 
 ``draw`` runs the detector (at its operating point) on the test split's clean originals of the build
-(HumanEval and MBPP: the detector never trained on them) and on a seeded sample of LiveCodeBench
-statements (a benchmark it never trained on), writes every verdict to ``verdicts.jsonl``, and writes a
+(every benchmark in it: the detector never trained on them; for a build without LiveCodeBench, a seeded
+sample of its statements from ``--source livecodebench=...``), writes every verdict to ``verdicts.jsonl``, and writes a
 reading sheet holding the flagged MBPP and LiveCodeBench descriptions mixed with as many unflagged
 ones of the same benchmarks, shuffled and without verdicts, so that the labels (``none``, ``LV``,
 ``US``, ``SF``, with a one-line reason) are written blind. ``score`` joins the labels with the
@@ -34,10 +33,10 @@ def _originals(data: str, sources: dict[str, str], lcb_sample: int, seed: int) -
     from specdefects.sources import load_tasks
     from specdefects.validator.data import load_validator
 
-    test = load_validator(data, ["humaneval", "mbpp"], splits=("test",))["test"]
+    test = load_validator(data, splits=("test",))["test"]
     rows = [{"uid": u, "benchmark": b, "text": t} for t, lab, u, b in
             zip(test["text"], test["label"], test["uid"], test["benchmark"]) if lab == "clean"]
-    if "livecodebench" in sources:
+    if "livecodebench" in sources and not any(r["benchmark"] == "livecodebench" for r in rows):
         lcb = load_tasks("livecodebench", sources["livecodebench"])
         for t in random.Random(seed).sample(lcb, min(lcb_sample, len(lcb))):
             rows.append({"uid": f"livecodebench/{t.task_id}", "benchmark": "livecodebench", "text": t.description})
@@ -61,9 +60,12 @@ def draw(args) -> int:
         clean = [r for r in rows if r["benchmark"] == bench and r["verdict"] == "clean" and r["uid"] not in labelled]
         items += flagged + rng.sample(clean, min(len(flagged), len(clean)))
     rng.shuffle(items)
+    if not items:
+        print(f"{len(rows)} originals checked; every one to read is labelled already")
+        return 0
     first = len(labelled) + 1
     with open(out / "labels.csv", "a" if labelled else "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
+        w = csv.writer(f, lineterminator="\n")  # the labels file is read and edited as plain lines
         if not labelled:
             w.writerow(["item", "uid", "label", "reason"])
         w.writerows([i, r["uid"], "", ""] for i, r in enumerate(items, first))

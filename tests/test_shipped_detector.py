@@ -18,13 +18,18 @@ from specdefects.validator.shipped import SHIPPED, blas_kernels, numeric_platfor
 
 ROOT = Path(__file__).resolve().parents[1]
 MBPP = ROOT.parent / "shared" / "data" / "mbpp" / "mbpp.jsonl"
+LCB = ROOT.parent / "shared" / "data" / "livecodebench" / "lcb_release_v6_public.json"
+SOURCES = ["--source", f"mbpp={MBPP}", "--source", f"livecodebench={LCB}"]
+BENCHMARKS = ["humaneval", "mbpp", "livecodebench"]
+needs_local_data = pytest.mark.skipif(not (MBPP.exists() and LCB.exists()),
+                                      reason=f"needs the committed MBPP and LiveCodeBench copies at {MBPP.parent.parent} (../shared)")
 
 
 def test_the_shipped_detector_is_complete_and_says_where_it_came_from():
     for f in ("config.json", "hybrid.json", "hybrid.npz", "specdefects_validator.json", "provenance.json"):
         assert (SHIPPED / f).is_file(), f
     prov = read_provenance()
-    assert prov["data"]["benchmarks"] == ["humaneval", "mbpp"] and prov["seeds"] == [42, 123456]
+    assert prov["data"]["benchmarks"] == BENCHMARKS and prov["seeds"] == [42, 123456]
     # 0.7575 on the dataset before issue 25, whose LV and SF mutants carried marker words ("gives back",
     # "routine") and machine-like edits; 0.6715 without them, 0.653 with the first US refusals, 0.639 with texts carrying two labels (the study's LoRA: 0.745)
     assert prov["test_chosen"]["mcc"] >= 0.60 and len(prov["data"]["validator_sha256"]) == 64
@@ -42,7 +47,7 @@ def test_the_shipped_detector_is_complete_and_says_where_it_came_from():
 # the same argmax on all, thresholds 4e-5 apart, the same test scores.
 PROBA_ATOL = 0.01     # every class probability of every row (4x the measured spread)
 THRESHOLD_ATOL = 1e-3  # the operating point chosen on the validation split
-SCORE_ATOL = 0.01     # test-split accuracy/precision/recall/F1/MCC (about 2 rows of 394)
+SCORE_ATOL = 0.01     # test-split accuracy/precision/recall/F1/MCC (about 8 rows of 854)
 
 
 def _agree(rebuilt: Path, tmp_path: Path) -> None:
@@ -60,7 +65,7 @@ def _agree(rebuilt: Path, tmp_path: Path) -> None:
         assert (rebuilt / f).read_bytes() == (SHIPPED / f).read_bytes(), f"{f} differs"
     data = tmp_path / "data"
     r = subprocess.run([sys.executable, "-m", "specdefects.cli", "build", "spec-defects", "--out", str(data),
-                        "--benchmarks", "humaneval", "mbpp", "--source", f"mbpp={MBPP}", "--llm-store", "none",
+                        "--benchmarks", *BENCHMARKS, *SOURCES, "--llm-store", "none",
                         "--no-invariance", "--json"], capture_output=True, text=True, timeout=900, cwd=str(tmp_path))
     assert r.returncode == 0, r.stderr[-3000:]
     assert fingerprint(data, "validator")["data_sha256"] == read_provenance()["data"]["validator_sha256"]
@@ -84,13 +89,13 @@ def _agree(rebuilt: Path, tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not MBPP.exists(), reason=f"needs the committed MBPP copy at {MBPP} (../shared)")
+@needs_local_data
 def test_build_default_rebuilds_the_shipped_detector(tmp_path):
     """Byte for byte on the shipped build's kind of machine; elsewhere the same verdicts within the
     stated tolerances (and the test says which of the two it checked)."""
     out = tmp_path / "detector"
     r = subprocess.run([sys.executable, "-m", "specdefects.cli", "validator", "build-default", "--out", str(out),
-                        "--source", f"mbpp={MBPP}", "--json"], capture_output=True, text=True, timeout=900,
+                        *SOURCES, "--json"], capture_output=True, text=True, timeout=900,
                        cwd=str(tmp_path))
     assert r.returncode == 0, r.stderr[-3000:]
     prov = json.loads(r.stdout)
@@ -126,13 +131,24 @@ def test_build_default_rebuilds_the_shipped_detector(tmp_path):
     _agree(out, tmp_path)
 
 
-def test_check_says_when_a_text_is_of_a_kind_the_detector_never_trained_on():
-    """The shipped detector learnt from HumanEval docstrings and MBPP requests: on a contest statement its
-    verdict comes with a note saying so (its flags there swing between trainings, docs/validator.md)."""
+def test_check_says_when_a_text_is_of_a_kind_the_detector_never_trained_on(tmp_path):
+    """A detector that learnt from HumanEval docstrings and MBPP requests only gives its verdict on a
+    contest statement with a note saying so (its flags there swing between trainings, docs/validator.md);
+    the shipped one trained on contest statements too, and gives none."""
+    import shutil
+
     from specdefects.validator.check import check_texts
+    from specdefects.validator.model import META_FILE
     contest = ("You are given an array nums. Return the number of pairs (i, j) with nums[i] == nums[j].\n\n"
                "Input\n\nThe input is given from Standard Input.\n\nConstraints\n\n1 <= N <= 100\n")
     plain = "Write a function to return the number of equal pairs in a list."
-    noted, clean = check_texts([contest, plain], model=str(SHIPPED))
+    assert read_meta(SHIPPED)["trained_on"] == sorted(BENCHMARKS)
+    assert not any("contest statement" in n for v in check_texts([contest, plain], model=str(SHIPPED))
+                   for n in v["notes"])
+    narrower = tmp_path / "detector"
+    shutil.copytree(SHIPPED, narrower)
+    meta = json.loads((narrower / META_FILE).read_text())
+    (narrower / META_FILE).write_text(json.dumps({**meta, "trained_on": ["humaneval", "mbpp"]}))
+    noted, clean = check_texts([contest, plain], model=str(narrower))
     assert any("contest statement" in n and "humaneval and mbpp" in n for n in noted["notes"]), noted["notes"]
     assert not any("contest statement" in n for n in clean["notes"])

