@@ -595,6 +595,13 @@ def _warnings_as_lines(prog: str):
         warnings.showwarning = shown
 
 
+def _prog(argv: list[str] | None) -> str:
+    """``specdefects COMMAND`` as far as the arguments name a command (before they are parsed)."""
+    words = sys.argv[1:] if argv is None else argv
+    command = next((w for w in words if not w.startswith("-")), None)
+    return f"specdefects {command}" if command else "specdefects"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one subcommand. Every :class:`~specdefects.errors.SpecDefectsError` (bad input, a failing
     engine or server) and every ``OSError`` (a file or folder) becomes one line and exit status 2;
@@ -605,8 +612,12 @@ def main(argv: list[str] | None = None) -> int:
 
     from .errors import Terminated
 
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        parser = build_parser()  # imports each command's modules: most of the first second
+        args = parser.parse_args(argv)
+    except KeyboardInterrupt:  # Ctrl-C before any work started: the same one line, not a traceback of imports
+        print(f"{_prog(argv)}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     if not getattr(args, "func", None):
         parser.print_help()
         return 2

@@ -1172,3 +1172,16 @@ def test_check_names_a_looping_symlink(tmp_path):
     loop = tmp_path / "loop"
     loop.symlink_to(loop)
     one_error(sd("check", "--file", loop), loop, "broken or looping symlink")
+
+
+def test_ctrl_c_while_the_commands_load_is_one_line(monkeypatch, capsys):
+    """Ctrl-C in the first second (the parser imports each command's modules) printed a KeyboardInterrupt
+    traceback through the imports instead of `specdefects COMMAND: interrupted` and status 130."""
+    from specdefects import cli
+
+    def interrupted():
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "build_parser", interrupted)
+    assert cli.main(["mutate", "--benchmark", "humaneval", "--defect", "LV", "--out", "x"]) == 130
+    assert capsys.readouterr().err == "specdefects mutate: interrupted\n"
