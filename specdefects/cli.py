@@ -167,6 +167,7 @@ def cmd_report(args) -> int:
     from pathlib import Path
 
     from .files import atomic_dir, check_output_dir, owned_names
+    from .metrics import MAX_N_BOOT, TOO_MANY_RESAMPLES
     from .report import (
         REPORT_FILES,
         ReportError,
@@ -186,9 +187,10 @@ def cmd_report(args) -> int:
         table2,
         write_follow_report,
     )
-
     if args.n_boot < 1:
         raise UsageError(f"--n-boot must be at least 1, got {args.n_boot}")
+    if args.n_boot > MAX_N_BOOT:
+        raise UsageError(f"--n-boot must be at most {MAX_N_BOOT:,}, got {args.n_boot:,}: {TOO_MANY_RESAMPLES}")
     out = check_output_dir(args.out, ours=owned_names(*REPORT_FILES), overwrite=args.overwrite, inputs=args.results)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ReportWarning)

@@ -1185,3 +1185,18 @@ def test_ctrl_c_while_the_commands_load_is_one_line(monkeypatch, capsys):
     monkeypatch.setattr(cli, "build_parser", interrupted)
     assert cli.main(["mutate", "--benchmark", "humaneval", "--defect", "LV", "--out", "x"]) == 130
     assert capsys.readouterr().err == "specdefects mutate: interrupted\n"
+
+
+def test_a_bootstrap_count_no_one_means_is_refused_before_the_work(tmp_path):
+    """`report --n-boot 100000000000` (a typo) ran until killed, every resample's statistic kept in memory."""
+    res = one_error(sd("report", LMEVAL_MODEL_A, "--out", tmp_path / "rep", "--n-boot", "100000000000"), "--n-boot",
+                    "at most 1,000,000")
+    assert "100,000,000,000" in res and not (tmp_path / "rep").exists()
+    one_error(sd("represent", "analyze", tmp_path, "--out", tmp_path / "an", "--n-boot", "10000000"), "n_boot",
+              "at most")
+    from specdefects.errors import SpecDefectsInputError
+    from specdefects.metrics import cluster_bootstrap_ci, paired_drops
+    with pytest.raises(SpecDefectsInputError, match="n_boot must be at most"):
+        cluster_bootstrap_ci([[1.0], [0.0]], n_boot=10**11)
+    with pytest.raises(SpecDefectsInputError, match="n_boot must be at most"):
+        paired_drops({"orig": {"a": [True]}, "LV": {"a": [False]}}, n_boot=2**40)

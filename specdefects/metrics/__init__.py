@@ -11,6 +11,7 @@ Shares are fractions in [0, 1] unless a name ends in ``_pct``. Bad input raises 
 scipy and scikit-learn are imported on first use, so importing this package stays cheap.
 """
 
+from ._checks import MAX_N_BOOT, TOO_MANY_RESAMPLES, check_n_boot
 from .bootstrap import cluster_bootstrap_ci, paired_difference
 from .classification import classification_report
 from .drops import drops, paired_drops
@@ -22,7 +23,7 @@ __all__ = [
     "pass_at_k", "mean_pass_at_k", "pass_at_k_from_results",
     "drops", "paired_drops",
     "paired_switching", "adherence", "default_rule",
-    "cluster_bootstrap_ci", "paired_difference",
+    "cluster_bootstrap_ci", "paired_difference", "check_n_boot", "MAX_N_BOOT", "TOO_MANY_RESAMPLES",
     "mcnemar_exact",
     "classification_report",
 ]

@@ -59,6 +59,12 @@ def as_number(value: Any, what: str) -> float:
     return x
 
 
+# Every resample's statistic is kept for the percentiles: 10**11 resamples (a typo) ran for hours while their
+# memory grew without bound. A percentile interval settles within a few thousand.
+MAX_N_BOOT = 1_000_000
+TOO_MANY_RESAMPLES = "a percentile interval settles within a few thousand resamples"
+
+
 def check_n_boot(n_boot: Any, alpha: Any = 0.05, seed: Any = 0) -> None:
     """The bootstrap's settings: at least one resample, an alpha in (0, 1), and a seed numpy takes (a whole
     number of at least 0, or a Generator or SeedSequence)."""
@@ -67,6 +73,8 @@ def check_n_boot(n_boot: Any, alpha: Any = 0.05, seed: Any = 0) -> None:
     n = as_int(n_boot, "n_boot")
     if n < 1:
         raise SpecDefectsInputError(f"n_boot must be at least 1, got {n}")
+    if n > MAX_N_BOOT:
+        raise SpecDefectsInputError(f"n_boot must be at most {MAX_N_BOOT:,}, got {n:,}: {TOO_MANY_RESAMPLES}")
     a = as_number(alpha, "alpha")
     if not 0 < a < 1:
         raise SpecDefectsInputError(f"alpha must lie strictly between 0 and 1, got {a}")

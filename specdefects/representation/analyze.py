@@ -44,9 +44,10 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from threadpoolctl import threadpool_limits
 
+from ..errors import SpecDefectsInputError
 from ..files import atomic_dir, check_output_dir, owned_names, write_json_atomic, write_text_atomic
 from ..followtests.controls import CONTROL_CONDITIONS
-from ..metrics import cluster_bootstrap_ci
+from ..metrics import check_n_boot, cluster_bootstrap_ci
 from ..report.figures import save_figure
 from ..report.follow import CONDITIONS as MATCHED_CONDITIONS
 from ..report.follow import load_follow_runs
@@ -694,6 +695,10 @@ def analyze_states(states_dirs: str | os.PathLike | Iterable[str | os.PathLike],
     need ``overwrite``); nothing is written on an error."""
     if folds < 2:
         raise RepresentationError(f"folds must be at least 2, got {folds}")
+    try:
+        check_n_boot(n_boot, seed=seed)  # before the states load, not after the probes
+    except SpecDefectsInputError as e:
+        raise RepresentationError(str(e)) from None
     states_dirs = [states_dirs] if isinstance(states_dirs, (str, os.PathLike)) else list(states_dirs)  # read twice
     runs = list(runs)
     final = check_output_dir(out, ours=owned_names(*ANALYSIS_FILES), overwrite=overwrite,
