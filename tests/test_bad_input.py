@@ -1200,3 +1200,25 @@ def test_a_bootstrap_count_no_one_means_is_refused_before_the_work(tmp_path):
         cluster_bootstrap_ci([[1.0], [0.0]], n_boot=10**11)
     with pytest.raises(SpecDefectsInputError, match="n_boot must be at most"):
         paired_drops({"orig": {"a": [True]}, "LV": {"a": [False]}}, n_boot=2**40)
+
+
+HE_ROW = {"task_id": "X/1", "prompt": 'def f():\n    """Return one, the number after zero."""\n', "entry_point": "f",
+          "canonical_solution": "    return 1\n", "test": "def check(c):\n    assert c() == 1\n"}
+
+
+def test_a_source_that_names_one_task_twice_is_refused(tmp_path):
+    """A HumanEval-style file with task X/1 on two lines built a dataset with two rows of uid humaneval/X/1
+    (exit 0); MBPP and LiveCodeBench refused it already."""
+    src = tmp_path / "twice.jsonl"
+    src.write_text("".join(json.dumps(dict(HE_ROW, canonical_solution=s)) + "\n" for s in ("    return 1\n",
+                                                                                        "    return 2\n")))
+    one_error(sd("build", "spec-defects", "--out", tmp_path / "sd", "--benchmarks", "humaneval", "--source",
+                 f"humaneval={src}", "--no-invariance"), "'X/1'", "more than once", src.name)
+    one_error(sd("mutate", "--benchmark", "humaneval", "--defect", "LV", "--source", src, "--out", tmp_path / "m"),
+              "'X/1'", "more than once")
+    one_error(sd("harness-check", "--benchmark", "humanevalplus", "--source", src), "'X/1'", "more than once")
+    assert not (tmp_path / "sd").exists() and not (tmp_path / "m").exists()
+    from specdefects.sources import load_tasks
+    with pytest.raises(ValueError, match="appears more than once"):
+        load_tasks("humaneval", src)
+    assert len(load_tasks("humaneval")) == 164

@@ -30,7 +30,7 @@ from ..registry import benchmark_type, benchmark_types
 # isort: off
 from . import humaneval, mbpp, evalplus, livecodebench  # noqa: F401
 # isort: on
-from ._common import RowSkipped
+from ._common import RowSkipped, check_unique
 
 
 class SourceError(SpecDefectsInputError):
@@ -56,7 +56,10 @@ def load_tasks(benchmark: str, source: Any = None, **options: Any) -> list[Task]
         raise SpecDefectsInputError(f"unknown benchmark {benchmark!r}; available: {', '.join(available_benchmarks())}") \
             from None
     _check_options(key, loader, options)
-    return loader(source, **options)
+    tasks = loader(source, **options)
+    # every loader's tasks, a registered one's too: two rows with one id became two dataset rows with one uid
+    check_unique(tasks, f"{source}" if source is not None else "the default source")
+    return tasks
 
 
 def _check_options(benchmark: str, loader, options: dict) -> None:

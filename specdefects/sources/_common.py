@@ -232,13 +232,18 @@ def rows_of_dataset(ds, label: str) -> Iterator[Row]:
         yield Row(dict(r), f"row {i} of {label}", label)
 
 
-def check_unique(tasks: Iterable) -> None:
-    """A :class:`RecordError` naming the first task id that appears twice among ``tasks``."""
+def check_unique(tasks: Iterable, where: str | None = None) -> None:
+    """A :class:`RecordError` naming the first task id that appears twice among ``tasks`` (read from
+    ``where``, when given): each task id is one dataset uid, one row of every per-task table."""
     seen: set[str] = set()
     for t in tasks:
-        if t.task_id in seen:
-            raise RecordError(f"{t.benchmark}: task {t.task_id!r} appears more than once")
-        seen.add(t.task_id)
+        task_id = getattr(t, "task_id", None)
+        if task_id is None:
+            continue
+        if task_id in seen:
+            raise RecordError(f"{t.benchmark}: task {task_id!r} appears more than once"
+                              + (f" in {where}" if where else "") + ": give each task one row")
+        seen.add(task_id)
 
 
 # --------------------------------------------------------------------------- Hub
