@@ -1222,3 +1222,11 @@ def test_a_source_that_names_one_task_twice_is_refused(tmp_path):
     with pytest.raises(ValueError, match="appears more than once"):
         load_tasks("humaneval", src)
     assert len(load_tasks("humaneval")) == 164
+
+
+@pytest.mark.parametrize("output", [NOWHERE, NOWHERE + ".json"])
+def test_eval_output_path_that_cannot_be_written_is_refused_before_the_run(output):
+    """On a read-only file system lm-eval ran every task, logged "Could not save results" and exited 0."""
+    one_error(sd("eval", "--model", "specdefects-reference", "--tasks", "spec_defects_humaneval_orig", "--limit", "1",
+                 "--confirm_run_unsafe_code", "--output_path", output), f"--output_path {output}", "cannot be written",
+              "results could not be saved")

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from ..errors import SpecDefectsInputError
-from ..files import write_json_atomic
+from ..files import OutputError, check_writable_dir, write_json_atomic
 from ..hub import hub_offline_reason
 from ..models import VLLM_CPU_ENV, ModelError, check_model_folder, is_registered, resolve_model, vllm_is_cpu_build
 from ..models.runtime import CPU_BATCH_SIZE, announce, choose_runtime
@@ -130,6 +130,10 @@ def check_paths_and_sandbox(argv: list[str]) -> None:
         if blocker is not None and not blocker.is_dir():
             raise EvalUsageError(f"--output_path {output}: {blocker} is a file, so the results could not be saved "
                                  f"there; give a folder")
+        try:  # a read-only file system or a folder without write permission: the same lost results, exit 0
+            check_writable_dir(folder, f"--output_path {output}: the folder")
+        except OutputError as e:
+            raise EvalUsageError(f"{e}, so the results could not be saved there") from None
     if os.environ.get(TASKS_ENV):
         try:
             tasks_dir()
