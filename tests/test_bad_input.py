@@ -1230,3 +1230,17 @@ def test_eval_output_path_that_cannot_be_written_is_refused_before_the_run(outpu
     one_error(sd("eval", "--model", "specdefects-reference", "--tasks", "spec_defects_humaneval_orig", "--limit", "1",
                  "--confirm_run_unsafe_code", "--output_path", output), f"--output_path {output}", "cannot be written",
               "results could not be saved")
+
+
+@pytest.mark.parametrize("flag, value, said", [("--lr", "nan", "lr must be a positive (finite) number, got nan"),
+                                               ("--lr", "inf", "got inf"),
+                                               ("--weight-decay", "-5", "weight_decay must be a finite number of at "
+                                                                        "least 0, got -5.0"),
+                                               ("--weight-decay", "inf", "weight_decay"),
+                                               ("--warmup-steps", "-5", "warmup_steps")])
+def test_a_training_setting_that_is_no_usable_number_is_one_line(built, tmp_path, flag, value, said):
+    """`--lr nan` and `--weight-decay -5` ended in torch's ValueError traceback; an infinite weight decay or a
+    negative warmup trained without complaint."""
+    one_error(sd("validator", "train", "--data", built, "--out", tmp_path / "vt", "--regime", "probe", "--no-publish",
+                 flag, value), said)
+    assert not (tmp_path / "vt").exists()

@@ -30,6 +30,7 @@ Several GPUs: ``accelerate launch -m specdefects.cli validator train ...``.
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import time
 from dataclasses import asdict, dataclass
@@ -105,8 +106,13 @@ class TrainConfig:
         if c.micro_batch_size is None:
             c.micro_batch_size = c.batch_size if c.regime == "probe" else (8 if gpu else 16)
         for name in ("lr", "batch_size", "micro_batch_size", "epochs", "max_length"):
-            if not getattr(c, name) or getattr(c, name) <= 0:
-                raise ValidatorError(f"{name} must be positive")
+            if not _finite(getattr(c, name)) or getattr(c, name) <= 0:
+                raise ValidatorError(f"{name} must be a positive (finite) number, got {getattr(c, name)!r}")
+        # torch's optimizer refused these with a traceback (a negative weight decay, a NaN rate); an infinite
+        # weight decay or a negative warmup trained without complaint
+        for name in ("weight_decay", "warmup_steps"):
+            if not _finite(getattr(c, name)) or getattr(c, name) < 0:
+                raise ValidatorError(f"{name} must be a finite number of at least 0, got {getattr(c, name)!r}")
         if c.batch_size % c.micro_batch_size:
             raise ValidatorError(f"batch size {c.batch_size} is not a multiple of the micro batch size "
                                  f"{c.micro_batch_size}")
@@ -120,6 +126,11 @@ class TrainConfig:
         if not 0.0 < c.specificity < 1.0:
             raise ValidatorError(f"specificity must be strictly between 0 and 1, got {c.specificity}")
         return c
+
+
+def _finite(value) -> bool:
+    """A real number (not a bool, NaN or an infinity)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def trainable_fraction(model) -> tuple[int, int]:
