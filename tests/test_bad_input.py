@@ -1244,3 +1244,19 @@ def test_a_training_setting_that_is_no_usable_number_is_one_line(built, tmp_path
     one_error(sd("validator", "train", "--data", built, "--out", tmp_path / "vt", "--regime", "probe", "--no-publish",
                  flag, value), said)
     assert not (tmp_path / "vt").exists()
+
+
+@pytest.mark.parametrize("flag, value", [("--poll-interval", "nan"), ("--poll-interval", "inf"), ("--lease", "nan"),
+                                         ("--hub-retry", "nan"), ("--poll-interval", "1e12")])
+def test_run_queue_times_that_are_no_seconds_are_one_line(tmp_path, flag, value):
+    """`--poll-interval nan` or `inf` ended in time.sleep's traceback once the queue was empty; a NaN lease was
+    accepted and written into the request it claimed."""
+    store = tmp_path / "store"
+    (store / "requests").mkdir(parents=True)
+    one_error(sd("leaderboard", "run-queue", "--store", store, flag, value), flag, "seconds", f"got {value}"
+              if value != "1e12" else "at most a week")
+    from specdefects.errors import SpecDefectsInputError
+    from specdefects.leaderboard.queue import run_queue
+    from specdefects.leaderboard.store import open_store
+    with pytest.raises(SpecDefectsInputError, match="--lease must be a positive number of seconds"):
+        run_queue(open_store(str(store)), lease_s=float("nan"), once=True)

@@ -80,14 +80,10 @@ EXIT_RETRY_LATER = 75  # EX_TEMPFAIL (sysexits.h): nothing failed for good, try 
 def cmd_run_queue(args) -> int:
     """Exit 0 when every request handled finished, 1 when one FAILED, 75 (EX_TEMPFAIL) when one was put
     back PENDING because the Hub could not be reached; Ctrl-C / SIGTERM put the running one back too."""
-    from .queue import DEFAULT_RUNNER, REQUEUED, run_queue
+    from .queue import DEFAULT_RUNNER, REQUEUED, check_queue_times, run_queue
     from .store import waiting
-    if args.poll_interval <= 0 or args.lease <= 0:
-        raise SpecDefectsInputError("--poll-interval and --lease must be positive")
-    if args.hub_retry < 0:
-        raise SpecDefectsInputError("--hub-retry must be 0 or more seconds")
-    if args.timeout is not None and not 0 < args.timeout < float("inf"):
-        raise SpecDefectsInputError(f"--timeout must be a positive number of seconds, got {args.timeout}")
+    check_queue_times(poll_interval=args.poll_interval, lease_s=args.lease, hub_retry_s=args.hub_retry,
+                      timeout_s=args.timeout)
     store = _store(args, must_exist=True)
     done = run_queue(store, DEFAULT_RUNNER if args.runner is None else args.runner, once=args.once, poll_interval=args.poll_interval,
                      lease_s=args.lease, tasks=args.tasks, check_hub=args.check_hub, timeout_s=args.timeout,

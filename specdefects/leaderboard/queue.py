@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import os
 import shlex
 import signal
@@ -212,6 +213,28 @@ def worker_name() -> str:
     return f"{socket.gethostname()}-{os.getpid()}"
 
 
+def check_queue_times(poll_interval: float = 60.0, lease_s: float = 600.0, hub_retry_s: float = HUB_RETRY_S,
+                      timeout_s: float | None = None) -> None:
+    """The worker's times are finite seconds, the waits a week at most: ``--poll-interval nan`` or ``inf``
+    ended in time.sleep's traceback once the queue was empty, and a NaN lease or retry time was written
+    into the request, where no comparison with the clock is ever true. (An evaluation's ``--timeout`` may
+    be longer than a week: a large model on a CPU.)"""
+    from ..errors import SpecDefectsInputError
+    from ..execution.base import MAX_SECONDS
+    for flag, value, least, most in (("--poll-interval", poll_interval, None, MAX_SECONDS),
+                                     ("--lease", lease_s, None, MAX_SECONDS),
+                                     ("--hub-retry", hub_retry_s, 0.0, MAX_SECONDS),
+                                     ("--timeout", timeout_s, None, math.inf)):
+        if value is None and flag == "--timeout":
+            continue
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if not number or not (value > 0 if least is None else value >= least) or not value < math.inf \
+                or value > most:
+            kind = "a positive number of seconds" if least is None else "0 or more seconds"
+            week = f", at most a week ({most:.0f})" if most < math.inf else ""
+            raise SpecDefectsInputError(f"{flag} must be {kind}{week}, got {value!r}")
+
+
 def run_queue(store: LeaderboardStore, runner: str = DEFAULT_RUNNER, *, once: bool = False,
               poll_interval: float = 60.0, lease_s: float = 600.0, tasks: str = DEFAULT_TASKS,
               check_hub: bool | None = None, timeout_s: float | None = None, worker: str | None = None,
@@ -219,6 +242,7 @@ def run_queue(store: LeaderboardStore, runner: str = DEFAULT_RUNNER, *, once: bo
     """Process requests until the queue is empty (``once``) or forever; the (id, status) handled
     (status PENDING: put back, the Hub was unreachable)."""
     check_runner(runner, tasks)
+    check_queue_times(poll_interval=poll_interval, lease_s=lease_s, hub_retry_s=hub_retry_s, timeout_s=timeout_s)
     worker = worker or worker_name()
     done = []
     while True:
