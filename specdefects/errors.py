@@ -38,9 +38,10 @@ class Terminated(KeyboardInterrupt):
     control flow, not an error, and does not derive from :class:`SpecDefectsError`."""
 
 
-def whole_number_arg(minimum: int, what: str = "a whole number"):
+def whole_number_arg(minimum: int, what: str = "a whole number", maximum: int | None = None):
     """An argparse type: a whole number of at least ``minimum`` (a seed below 0, which numpy and
-    scikit-learn refuse deep inside and after the work before them; a batch of 0, which settles nothing)."""
+    scikit-learn refuse deep inside and after the work before them; a batch of 0, which settles nothing)
+    and, when given, at most ``maximum``."""
     import argparse  # lazy: only command lines read these
 
     def parse(text: str) -> int:
@@ -50,11 +51,16 @@ def whole_number_arg(minimum: int, what: str = "a whole number"):
             raise argparse.ArgumentTypeError(f"{what} of at least {minimum} expected, got {text!r}") from None
         if n < minimum:
             raise argparse.ArgumentTypeError(f"{what} of at least {minimum} expected, got {n}")
+        if maximum is not None and n > maximum:
+            raise argparse.ArgumentTypeError(f"{what} from {minimum} to {maximum} expected, got {n}")
         return n
     return parse
 
 
-seed_arg = whole_number_arg(0, "a seed: a whole number")
+# scikit-learn's random_state and numpy's legacy seeding take 0..2**32-1: a larger seed failed in their
+# parameter checks, after the data had loaded (validator train --seeds, represent analyze --seed)
+SEED_LIMIT = 2**32 - 1
+seed_arg = whole_number_arg(0, "a seed: a whole number", maximum=SEED_LIMIT)
 
 
 def env_number(name: str, default: float, *, minimum: float = 0.0, integer: bool = False) -> float:

@@ -1260,3 +1260,21 @@ def test_run_queue_times_that_are_no_seconds_are_one_line(tmp_path, flag, value)
     from specdefects.leaderboard.store import open_store
     with pytest.raises(SpecDefectsInputError, match="--lease must be a positive number of seconds"):
         run_queue(open_store(str(store)), lease_s=float("nan"), once=True)
+
+
+def test_seeds_and_lengths_past_what_the_libraries_take_are_refused_first(built, tmp_path):
+    """`validator train --seeds 2**40` ended in scikit-learn's InvalidParameterError traceback, `--max-length
+    1e29` in the tokenizer's OverflowError, `represent analyze --seed` took any integer for the folds."""
+    big = str(2**40)
+    for args, said in ((("validator", "train", "--data", built, "--out", tmp_path / "vt", "--seeds", "1", big),
+                        "from 0 to 4294967295 expected, got 1099511627776"),
+                       (("validator", "train", "--data", built, "--out", tmp_path / "vt", "--regime", "probe",
+                         "--max-length", "1" + "0" * 29), "max_length must be at most"),
+                       (("represent", "analyze", tmp_path, "--out", tmp_path / "an", "--seed", big), "from 0 to")):
+        res = sd(*args)
+        assert res.returncode == 2 and said in res.stderr and "Traceback" not in res.stderr, res.stderr
+    assert not (tmp_path / "vt").exists() and not (tmp_path / "an").exists()
+    from specdefects.validator.errors import ValidatorError
+    from specdefects.validator.train import TrainConfig
+    with pytest.raises(ValidatorError, match="seeds must be whole numbers from 0 to"):
+        TrainConfig(data=str(built), out=str(tmp_path / "vt"), seeds=(2**40,)).resolved()

@@ -12,6 +12,8 @@ import argparse
 import json
 import warnings
 
+from ..errors import seed_arg
+
 
 def _cmd_record(args: argparse.Namespace) -> int:
     from .record import RepresentationWarning, prompt_rows, record_states
@@ -64,7 +66,7 @@ def add_represent_parser(sub) -> None:
     r.add_argument("--condition", action="append", help="only these conditions (repeatable)")
     r.add_argument("--limit", type=int, default=None,
                    help="a seeded sample of this many tasks per benchmark (every condition of each)")
-    r.add_argument("--seed", type=int, default=0, help="seed of the --limit sample (default 0)")
+    r.add_argument("--seed", type=seed_arg, default=0, help="seed of the --limit sample (default 0)")
     r.add_argument("--out", required=True, help="folder for the states, their index and meta.json")
     r.add_argument("--batch-size", type=int, default=8, help="prompts per forward pass (default 8)")
     r.add_argument("--dtype", default="auto", choices=("auto", "bfloat16", "float32", "float16"),
@@ -96,7 +98,7 @@ def add_represent_parser(sub) -> None:
                    help="replace --out even when it holds files the analysis did not write (that folder is moved aside to OUT.replaced-N, never deleted)")
     a.add_argument("--n-boot", type=int, default=2000, help="task-bootstrap resamples (default 2000)")
     a.add_argument("--folds", type=int, default=5, help="task-grouped cross-validation folds (default 5)")
-    a.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and the folds (default 0)")
+    a.add_argument("--seed", type=seed_arg, default=0, help="seed of the bootstrap and the folds (default 0)")
     a.add_argument("--json", action="store_true", help="print the analysis summary as JSON")
     a.set_defaults(func=_cmd_analyze)
     p.set_defaults(func=lambda _args: (p.print_help(), 2)[1])

@@ -36,6 +36,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from ..errors import SEED_LIMIT
 from ..files import atomic_dir, check_writable_dir, write_json_atomic
 from .data import check_training_data, drop_indistinct_sf, fingerprint, load_validator
 from .decision import set_operating_point
@@ -58,6 +59,9 @@ __all__ = ["DEFAULT_SEEDS", "HYBRID_BACKBONE", "REGIMES", "Interrupted", "TrainC
 REGIMES = ("hybrid", "probe", "lora", "full")
 HYBRID_BACKBONE = "none (TF-IDF + evidence features)"
 DEFAULT_SEEDS = (42, 123456)
+
+
+MAX_LENGTH = 1 << 20  # tokens per description: far past any backbone's context
 
 
 @dataclass
@@ -108,6 +112,8 @@ class TrainConfig:
         for name in ("lr", "batch_size", "micro_batch_size", "epochs", "max_length"):
             if not _finite(getattr(c, name)) or getattr(c, name) <= 0:
                 raise ValidatorError(f"{name} must be a positive (finite) number, got {getattr(c, name)!r}")
+        if c.max_length > MAX_LENGTH:  # the tokenizers' truncation takes it as a machine integer: an overflow trace
+            raise ValidatorError(f"max_length must be at most {MAX_LENGTH} tokens, got {c.max_length}")
         # torch's optimizer refused these with a traceback (a negative weight decay, a NaN rate); an infinite
         # weight decay or a negative warmup trained without complaint
         for name in ("weight_decay", "warmup_steps"):
@@ -123,6 +129,8 @@ class TrainConfig:
         if not c.seeds:
             raise ValidatorError("at least one seed is needed")
         c.seeds = tuple(int(s) for s in c.seeds)
+        if any(not 0 <= s <= SEED_LIMIT for s in c.seeds):
+            raise ValidatorError(f"seeds must be whole numbers from 0 to {SEED_LIMIT}, got {list(c.seeds)}")
         if not 0.0 < c.specificity < 1.0:
             raise ValidatorError(f"specificity must be strictly between 0 and 1, got {c.specificity}")
         return c
