@@ -66,8 +66,12 @@ def interrupts_held() -> Iterator[None]:
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; on success it replaces ``path`` in one rename
-    (with the usual permissions, not mkstemp's 0600); on failure it is removed."""
+    (with the usual permissions, not mkstemp's 0600); on failure it is removed. A symbolic link stands
+    for its target, as for folders (:func:`check_output_dir`): the target is replaced, not the link
+    (which left the target stale behind a plain file of the link's name)."""
     path = Path(path)
+    if path.is_symlink():
+        path = Path(os.path.realpath(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = None
     try:

@@ -1278,3 +1278,17 @@ def test_seeds_and_lengths_past_what_the_libraries_take_are_refused_first(built,
     from specdefects.validator.train import TrainConfig
     with pytest.raises(ValidatorError, match="seeds must be whole numbers from 0 to"):
         TrainConfig(data=str(built), out=str(tmp_path / "vt"), seeds=(2**40,)).resolved()
+
+
+def test_an_output_file_that_is_a_link_updates_its_target(tmp_path):
+    """`harness-check --out LINK` replaced the link with a plain file, leaving the file it pointed to stale (the
+    rule folders already followed: a link stands for its target)."""
+    target = tmp_path / "shared" / "results.jsonl"
+    target.parent.mkdir()
+    target.write_text("stale\n")
+    link = tmp_path / "results.jsonl"
+    link.symlink_to(target)
+    res = sd("harness-check", "--benchmark", "humaneval", "--limit", "1", "--out", link)
+    assert res.returncode == 0, res.stderr
+    assert link.is_symlink() and json.loads(target.read_text().splitlines()[0])["task_id"] == "HumanEval/0"
+    assert sorted(p.name for p in target.parent.iterdir()) == ["results.jsonl"]
