@@ -1292,3 +1292,16 @@ def test_an_output_file_that_is_a_link_updates_its_target(tmp_path):
     assert res.returncode == 0, res.stderr
     assert link.is_symlink() and json.loads(target.read_text().splitlines()[0])["task_id"] == "HumanEval/0"
     assert sorted(p.name for p in target.parent.iterdir()) == ["results.jsonl"]
+
+
+def test_resume_with_other_training_settings_is_refused(built, tmp_path):
+    """A hybrid run resumed with `--regime probe` printed "trained probe" with the hybrid seeds' scores (exit 0):
+    --resume checked the data only."""
+    big = tmp_path / "sd"
+    res = sd("build", "spec-defects", "--out", big, "--benchmarks", "humaneval", "--sample", "40", "--no-invariance")
+    assert res.returncode == 0, res.stderr
+    out = tmp_path / "vt"
+    args = ("validator", "train", "--data", big, "--out", out, "--no-publish", "--seeds", "1")
+    assert sd(*args).returncode == 0
+    one_error(sd(*args, "--regime", "probe", "--resume"), "--resume", "regime 'hybrid', now 'probe'", "another --out")
+    assert json.loads((out / "run_config.json").read_text())["regime"] == "hybrid"

@@ -195,7 +195,27 @@ def _record_config(cfg: TrainConfig, data: dict, state_file: Path) -> None:
         prev = json.loads(state_file.read_text())
         if prev.get("data_fingerprint") != fp:
             raise ValidatorError(f"--resume: {state_file.parent} was trained on other data; use another --out")
+        now = asdict(cfg)
+        changed = [f"{k} {prev[k]!r}, now {now[k]!r}" for k in RESUME_SAME
+                   if k in prev and _as_saved(prev[k]) != _as_saved(now[k])]
+        if changed:
+            raise ValidatorError(f"--resume: {state_file.parent} was trained with other settings ("
+                                 f"{'; '.join(changed)}): its finished seeds would be reported as this run's; "
+                                 f"use the same settings or another --out")
     write_json_atomic(state_file, {**asdict(cfg), "data_fingerprint": fp})
+
+
+# what a finished seed was trained with: --resume with another of these reported the earlier seeds' scores
+# under the new settings (a hybrid run resumed with --regime probe printed "trained probe" and the hybrid's
+# F1). Free to change: seeds (more are added), max_steps and micro_batch_size (how far, in what slices),
+# specificity (the operating point is set after training), progress, publish.
+RESUME_SAME = ("regime", "backbone", "lr", "weight_decay", "warmup_steps", "batch_size", "epochs", "patience",
+               "max_length", "lora_r", "lora_alpha", "lora_dropout", "benchmarks")
+
+
+def _as_saved(value):
+    """A setting as run_config.json gives it back (tuples become lists)."""
+    return json.loads(json.dumps(value))
 
 
 def _neural_seed():
