@@ -1305,3 +1305,23 @@ def test_resume_with_other_training_settings_is_refused(built, tmp_path):
     assert sd(*args).returncode == 0
     one_error(sd(*args, "--regime", "probe", "--resume"), "--resume", "regime 'hybrid', now 'probe'", "another --out")
     assert json.loads((out / "run_config.json").read_text())["regime"] == "hybrid"
+
+
+def test_a_byte_order_mark_is_no_part_of_a_file(tmp_path):
+    """Files saved by Windows editors start with a UTF-8 byte-order mark: `check --file` read it into the first
+    description (other probabilities than the text typed) or called line 1 of a JSON-lines file not JSON, and a
+    source's first row was "not valid JSON"."""
+    bom = b"\xef\xbb\xbf"
+    text = tmp_path / "d.txt"
+    text.write_bytes(bom + MATCH_Z.encode())
+    typed = json.loads(sd("check", MATCH_Z, "--json").stdout)
+    from_file = json.loads(sd("check", "--file", text, "--json").stdout)[0]
+    assert from_file["text"] == MATCH_Z and from_file["probabilities"] == typed["probabilities"]
+    rows = tmp_path / "d.jsonl"
+    rows.write_bytes(bom + json.dumps({"text": MATCH_Z, "tests": GOOD_TEST}).encode() + b"\n")
+    res = sd("check", "--file", rows, "--json")
+    assert res.returncode == 0 and json.loads(res.stdout)[0]["text"] == MATCH_Z, res.stderr
+    src = tmp_path / "he.jsonl"
+    src.write_bytes(bom + json.dumps(HE_ROW).encode() + b"\n")
+    from specdefects.sources import load_tasks
+    assert [t.task_id for t in load_tasks("humaneval", src)] == ["X/1"]

@@ -183,13 +183,17 @@ def read_local(path: str | os.PathLike, preferred: Iterable[str] = ()) -> list[R
     return rows
 
 
+# UTF-8, a leading byte-order mark (Windows editors write one) skipped: it made line 1 "not valid JSON"
+TEXT_ENCODING = "utf-8-sig"
+
+
 def read_file(path: Path) -> Iterator[Row]:
     name = path.name.lower()
     if name.endswith((".jsonl", ".jsonl.gz")):
         yield from read_jsonl(path)
     elif name.endswith((".json", ".json.gz")):
         opener = gzip.open if name.endswith(".gz") else open
-        with reading(path), opener(path, "rt", encoding="utf-8") as fh:
+        with reading(path), opener(path, "rt", encoding=TEXT_ENCODING) as fh:
             try:
                 data = json.load(fh)
             except json.JSONDecodeError as e:
@@ -215,7 +219,7 @@ def read_file(path: Path) -> Iterator[Row]:
 def read_jsonl(path: Path) -> Iterator[Row]:
     """Rows of a jsonl(.gz) file, read line by line so errors name the line."""
     opener = gzip.open if path.name.lower().endswith(".gz") else open
-    with reading(path), opener(path, "rt", encoding="utf-8") as fh:
+    with reading(path), opener(path, "rt", encoding=TEXT_ENCODING) as fh:
         for n, line in enumerate(fh, 1):
             if not line.strip():
                 continue

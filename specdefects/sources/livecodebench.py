@@ -87,6 +87,7 @@ from ..errors import SpecDefectsInputError
 from ..records import RecordError, Task, TestCase, encode_value
 from ..registry import benchmark
 from ._common import (
+    TEXT_ENCODING,
     Row,
     RowSkipped,
     SourceNotFoundError,
@@ -340,7 +341,7 @@ def _is_id(v: Any) -> bool:
 def _json_list(path: Path) -> list:
     try:
         with reading(path):
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(path.read_text(encoding=TEXT_ENCODING))
     except json.JSONDecodeError as e:
         raise RecordError(f"{NAME}: {path.name}: not valid JSON ({e.msg} at line {e.lineno})") from None
     if not isinstance(data, list):

@@ -209,8 +209,8 @@ def _read_text(path: str, what: str, content: str) -> str:
                 raw = _read_capped(f, path, what, content)
         except OSError as e:
             raise ValidatorError(f"cannot read {what} {path}: {e.strerror or e}") from None
-    try:
-        return raw.decode("utf-8")
+    try:  # utf-8-sig: the byte-order mark Windows editors put first is no part of the text (it was read
+        return raw.decode("utf-8-sig")  # into the first description, or made its JSON line unreadable)
     except UnicodeDecodeError:
         raise ValidatorError(f"{path} is not UTF-8 text: save it as UTF-8") from None
 
