@@ -1325,3 +1325,20 @@ def test_a_byte_order_mark_is_no_part_of_a_file(tmp_path):
     src.write_bytes(bom + json.dumps(HE_ROW).encode() + b"\n")
     from specdefects.sources import load_tasks
     assert [t.task_id for t in load_tasks("humaneval", src)] == ["X/1"]
+
+
+@pytest.mark.parametrize("passed", [["False", "False"], ["no", "no"], ["0", "1"], [0.0, 0.7]])
+def test_the_evaluate_module_refuses_outcomes_that_are_no_booleans(passed):
+    """datasets casts a bool column by truthiness: outcomes read from a CSV as text ("False", "no", "0") all counted
+    as passed, and 0.7 as a pass, with no error."""
+    import evaluate
+
+    import specdefects.hf_metric as metric
+    from specdefects.errors import SpecDefectsInputError
+    drop = evaluate.load(str(metric.METRIC_PATH), config_name="drop")
+    with pytest.raises(SpecDefectsInputError, match=r"passed\[\d\] must be a boolean"):
+        drop.compute(task_id=["a", "a"], variant=["orig", "LV"], passed=passed, n_boot=10)
+    passk = evaluate.load(str(metric.METRIC_PATH), config_name="pass_at_k")
+    with pytest.raises(SpecDefectsInputError, match="passed must be a boolean"):
+        passk.add(task_id="a", passed=passed[-1])
+    assert passk.compute(task_id=["a", "a"], passed=[1, False])["pass@1"] == 0.5

@@ -25,6 +25,7 @@ from specdefects.metrics import (
     paired_switching,
     pass_at_k_from_results,
 )
+from specdefects.metrics._checks import as_bool, bool_list
 from specdefects.vocabulary import normalize_variant
 
 _CITATION = """\
@@ -101,6 +102,11 @@ _ALIASES = {"default": "pass_at_k", "pass@k": "pass_at_k", "passk": "pass_at_k",
 # String inputs that callers often hold as ints (MBPP task ids, numeric instance ids).
 _STRINGIFY = ("task_id", "instance_id", "family_id", "predictions", "references", "variant",
               "condition")
+# Outcomes, checked before datasets casts them to bool by truthiness: "False", "no" and "0" (a CSV column read
+# as text) counted as passed, and 0.7 as a pass.
+_OUTCOMES = ("passed", "follows_a", "follows_b")
+
+
 def _config(name):
     name = _ALIASES.get(name, name)
     if name not in _FEATURES:
@@ -127,17 +133,23 @@ class SpecDefectsMetric(evaluate.Metric):
         )
 
     def add_batch(self, **kwargs):
-        """Add a batch of rows (ids given as ints are turned into strings)."""
+        """Add a batch of rows (ids given as ints are turned into strings; outcomes must be booleans)."""
         for key in _STRINGIFY:
             if kwargs.get(key) is not None:
                 kwargs[key] = [v if isinstance(v, str) or v is None else str(v) for v in kwargs[key]]
+        for key in _OUTCOMES:
+            if kwargs.get(key) is not None:
+                kwargs[key] = bool_list(kwargs[key], key)
         return super().add_batch(**kwargs)
 
     def add(self, **kwargs):
-        """Add one row (ids given as ints are turned into strings)."""
+        """Add one row (ids given as ints are turned into strings; outcomes must be booleans)."""
         for key in _STRINGIFY:
             if kwargs.get(key) is not None and not isinstance(kwargs[key], str):
                 kwargs[key] = str(kwargs[key])
+        for key in _OUTCOMES:
+            if key in kwargs:
+                kwargs[key] = as_bool(kwargs[key], key)
         return super().add(**kwargs)
 
     def _compute(self, **kwargs):
