@@ -84,6 +84,22 @@ def test_decide_needs_the_class_threshold_and_for_lv_and_sf_the_evidence():
     # one threshold on P(defect) (check --threshold): the evidence rule still holds
     assert decide(probs, 0.5, everything) == [SF, LV, SF]
     assert decide(probs, 0.5, no_sf) == [US, LV, US]
+    # a slip of the keyboard decides SF whatever the thresholds; the argmax knows no evidence
+    strict = {LV: 0.99, US: 0.99, SF: 0.99}
+    assert decide(probs, strict, everything, ["", SF, ""]) == ["clean", SF, "clean"]
+    assert decide(probs, None, everything, ["", SF, ""]) == [SF, LV, "clean"]
+
+
+def test_a_slip_of_the_keyboard_is_a_word_written_once_one_edit_from_a_common_or_a_present_word():
+    from specdefects.validator.evidence import slips, typos
+    text = ("Return the lemgth of the longest run of equal neighbours (its length counts them); a paritition "
+            "splits the partition list, which is never empty; otherwise return nothing.")
+    assert [s["word"] for s in slips(text, typos(text))] == ["lemgth", "paritition"]
+    common = "Return the sum of the list. If it is empty, retrun 0."  # "return": among the commonest words
+    assert [s["word"] for s in slips(common, typos(common))] == ["retrun"]
+    term = "Count the cells marked bbed. A bbed cell has no neighbour."  # written twice: the task's own word
+    assert typos(term) and slips(term, typos(term)) == []
+    assert typos("Swap the lsit around.")[0]["suggestion"] == "list"  # the likelier of two swaps (not "slit")
 
 
 def test_the_evidence_of_a_text_allows_lv_and_sf_only_where_it_points_at_something():
@@ -135,6 +151,9 @@ def test_the_shipped_detector_leaves_clean_punctuation_alone_and_flags_what_its_
     clean, vague, broken = check_texts(list(DEMO_EXAMPLES), model=str(shipped_path()))
     assert (clean["label"], vague["label"], broken["label"]) == ("clean", LV, SF)
     assert "functon" in " ".join(broken["explanation"]) and "with evidence" in broken["verdict"]
+    slipped = check_texts(["Return the number of vowels in the string s; treat 'y' as a consonant, and 0 for "
+                           "an empty strnig."], model=str(shipped_path()))[0]
+    assert slipped["label"] == SF and "a slip of the keyboard" in slipped["verdict"], slipped
 
 
 def test_check_cli_threshold_and_argmax(capsys):

@@ -11,7 +11,16 @@ from pathlib import Path
 
 from ..defects.underspec.text import FORMAL_SECTION
 from .consistency import findings, read_test_cases
-from .decision import DEFECTS, EVIDENCE_FOR, check_threshold, decide, evidence_for, resolve_threshold, shown_by_evidence
+from .decision import (
+    DEFECTS,
+    EVIDENCE_FOR,
+    check_threshold,
+    decide,
+    decided_by_evidence,
+    evidence_for,
+    resolve_threshold,
+    shown_by_evidence,
+)
 from .errors import ValidatorError
 from .evidence import summarize
 from .model import LABELS, MAX_CHARS, latest_path, load_detector
@@ -163,12 +172,13 @@ def check_texts(texts: list[str], model: str | None = None, detector=None, batch
     threshold = resolve_threshold(detector, threshold, argmax)
     probs = detector.predict_proba(texts, batch_size=batch_size)
     evs = [evidence_for(detector, t[:MAX_CHARS * 5]) for t in texts]
-    labels = decide(probs, threshold, [shown_by_evidence(ev) for ev in evs] if threshold is not None else None)
+    labels = (decide(probs, None) if threshold is None else
+              decide(probs, threshold, [shown_by_evidence(ev) for ev in evs], [decided_by_evidence(ev) for ev in evs]))
     out = []
     for t, p, n, lab, c, ev in zip(texts, probs, notes, labels, cases, evs):
         p_defect = round(1.0 - float(p[0]), 4)
         found = None if c is None else findings(t, c)
-        verdict = _verdict(lab, p, threshold)
+        verdict = _verdict(lab, p, threshold, ev)
         if found and lab == "clean":
             lab, verdict = "US", "flagged: US (the tests expect what the description does not say)"
         r = {"label": lab, "flagged": lab != "clean", "p_defect": p_defect,
@@ -276,11 +286,14 @@ def tests_cases(tests, entry_point: str = "") -> tuple[list, list[int]]:
     return read_test_cases(tests, entry_point)
 
 
-def _verdict(label: str, probs, threshold: dict | float | None) -> str:
+def _verdict(label: str, probs, threshold: dict | float | None, ev: dict) -> str:
     """Why the label: the likeliest class, or which threshold (and evidence) decided."""
     if threshold is None:
         return f"{label} (the likeliest class)"
     p = dict(zip(LABELS, (float(x) for x in probs)))
+    if label == decided_by_evidence(ev):
+        slip = ev["slips"][0]
+        return f"flagged: {label} (a slip of the keyboard: {slip['word']!r} for {slip['suggestion']!r}; P({label}) {p[label]:.2f})"
     if isinstance(threshold, float):
         p_defect = 1.0 - p["clean"]
         if label == "clean":

@@ -50,7 +50,7 @@ def _add_train_parser(vsub) -> None:
                                     "on validation macro-F1, seeds 42 and 123456). On a GPU: Qwen2.5-Coder-1.5B + "
                                     "LoRA. On CPU: the hybrid detector (scikit-learn: TF-IDF word and character "
                                     "n-grams stacked with evidence features: typos, format breaks, vague words, "
-                                    "deletable constraints; about a minute), or a backbone with --backbone and "
+                                    "deletable constraints; a minute on HumanEval + MBPP, about ten with LiveCodeBench), or a backbone with --backbone and "
                                     "--regime probe|lora|full. The best detector is copied to $SPECDEFECTS_HOME/validator/latest "
                                     "(default ~/.cache/specdefects/validator/latest), which `specdefects check` uses.",
                         epilog="several GPUs:\n  accelerate launch -m specdefects.cli validator train --data DIR --out OUT\n"

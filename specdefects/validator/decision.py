@@ -12,7 +12,10 @@ SF in a clean description). So a decision is made per defect, and each needs two
   rests on its probability (and on the task's tests, see :mod:`.consistency`).
 
 A description is flagged with the likeliest class that passes both; otherwise it is ``clean``
-("probably fine"). :func:`choose_thresholds` picks the three thresholds on the *validation* split, so
+("probably fine"). One kind of evidence decides by itself: a slip of the keyboard (a word written once,
+one edit from a very common word or from a word the text spells right elsewhere: "retrun", "lemgth")
+is SF whatever the probabilities say, since a reader sees it as an error where a trained detector, used
+to contest statements full of names and terms, may hesitate. :func:`choose_thresholds` picks the three thresholds on the *validation* split, so
 the test split stays untouched: the best Matthews correlation among the thresholds that leave a target
 share (95 %) of its clean descriptions unflagged, the share averaged over benchmarks so that
 HumanEval's docstrings count as much as MBPP's far more numerous one-line requests. A detector folder
@@ -46,6 +49,15 @@ GRID = tuple(round(x, 2) for x in np.arange(0.05, 1.0, 0.05)) + (0.97, 0.99)
 EVIDENCE_FOR = {"LV": ("vague_words",), "SF": ("typos", "format_issues")}
 
 
+# evidence that decides a defect by itself (at the operating point), see the module's docstring
+DECIDED_BY = {"SF": "slips"}
+
+
+def decided_by_evidence(ev: dict) -> str:
+    """The defect the evidence of one description decides by itself, or ``""``."""
+    return next((lab for lab, key in DECIDED_BY.items() if ev.get(key)), "")
+
+
 def shown_by_evidence(ev: dict) -> list[bool]:
     """Which labels the evidence of one description allows, in :data:`LABELS` order: LV with a vague
     word, SF with a typo or a format break, every other label always."""
@@ -55,7 +67,14 @@ def shown_by_evidence(ev: dict) -> list[bool]:
 def evidence_allows(texts: Sequence[str], detector=None) -> np.ndarray:
     """:func:`shown_by_evidence` of each text (read with ``detector``'s own known and vague words), as
     an ``(n, 4)`` boolean array."""
-    return np.array([shown_by_evidence(evidence_for(detector, t)) for t in texts], dtype=bool).reshape(-1, len(LABELS))
+    return evidence_rule(texts, detector)[0]
+
+
+def evidence_rule(texts: Sequence[str], detector=None) -> tuple[np.ndarray, list[str]]:
+    """:func:`evidence_allows` and :func:`decided_by_evidence` of each text, the evidence read once."""
+    evs = [evidence_for(detector, t) for t in texts]
+    allowed = np.array([shown_by_evidence(ev) for ev in evs], dtype=bool).reshape(-1, len(LABELS))
+    return allowed, [decided_by_evidence(ev) for ev in evs]
 
 
 def evidence_for(detector, text: str) -> dict:
@@ -100,10 +119,10 @@ def check_threshold(threshold: float | None) -> float | None:
     return None if threshold is None else float(threshold)
 
 
-def decide(probs, point: dict | float | None, allowed=None) -> list[str]:
+def decide(probs, point: dict | float | None, allowed=None, decided: Sequence[str] | None = None) -> list[str]:
     """Labels at the operating point ``point`` (see the module's docstring; ``None``: the argmax of
     the four classes). ``allowed``: :func:`evidence_allows` of the texts (``None``: no evidence
-    rule)."""
+    rule); ``decided``: each text's :func:`decided_by_evidence` (``None``: none)."""
     p = np.asarray(probs, dtype=np.float64).reshape(-1, len(LABELS))
     if point is None:
         return [LABELS[i] for i in p.argmax(1)]
@@ -115,13 +134,14 @@ def decide(probs, point: dict | float | None, allowed=None) -> list[str]:
         passes[:, CLEAN] = False
     score = np.where(passes & ok, p, -1.0)
     idx = np.where(score.max(1) >= 0.0, score.argmax(1), CLEAN)
-    return [LABELS[i] for i in idx]
+    return [d or LABELS[i] for i, d in zip(idx, decided or [""] * len(idx))]
 
 
 def decide_texts(detector, texts: Sequence[str], probs, point: dict | float | None) -> list[str]:
     """:func:`decide` with the evidence of ``texts`` (read with ``detector``'s own known words)."""
-    allowed = None if point is None else evidence_allows(texts, detector)
-    return decide(probs, point, allowed)
+    if point is None:
+        return decide(probs, None)
+    return decide(probs, point, *evidence_rule(texts, detector))
 
 
 def describe_point(point: dict | float | None) -> str:
@@ -129,7 +149,7 @@ def describe_point(point: dict | float | None) -> str:
     if point is None:
         return "argmax"
     if isinstance(point, dict):
-        return ", ".join(f"P({d}) >= {point[d]:.2f}" for d in DEFECTS) + " (LV and SF with evidence)"
+        return ", ".join(f"P({d}) >= {point[d]:.2f}" for d in DEFECTS) + " (LV and SF with evidence; SF on a slip)"
     return f"P(defect) >= {point:.3f}"
 
 
@@ -158,7 +178,7 @@ def _mcc(y: np.ndarray, pred: np.ndarray) -> float:
 
 
 def choose_thresholds(probs, y: Sequence[str], allowed=None, specificity: float = 0.95,
-                      groups: Sequence[str] | None = None) -> dict[str, float]:
+                      groups: Sequence[str] | None = None, decided: Sequence[str] | None = None) -> dict[str, float]:
     """Per-defect thresholds (see the module's docstring): among those of :data:`GRID` that leave at
     least ``specificity`` of the clean rows unflagged (averaged over ``groups``), the ones with the
     best Matthews correlation over the four classes; ties go to the higher thresholds (fewer flags)."""
@@ -170,7 +190,7 @@ def choose_thresholds(probs, y: Sequence[str], allowed=None, specificity: float 
     best, best_key = None, None
     for combo in itertools.product(GRID, repeat=len(DEFECTS)):
         point = dict(zip(DEFECTS, combo))
-        pred = np.asarray(decide(probs, point, allowed))
+        pred = np.asarray(decide(probs, point, allowed, decided))
         if share_clean(pred, y, groups) < specificity - 1e-12:
             continue
         key = (round(_mcc(y, pred), 6), combo)
@@ -220,14 +240,16 @@ def set_operating_point(folder, validation: dict, specificity: float = 0.95) -> 
     texts, y = validation["text"], validation["label"]
     groups = validation.get("benchmark") or [""] * len(texts)
     probs = det.predict_proba(texts)
-    allowed = evidence_allows(texts, det)
-    point = choose_thresholds(probs, y, allowed, specificity, groups)
-    pred = decide(probs, point, allowed)
+    allowed, decided = evidence_rule(texts, det)
+    point = choose_thresholds(probs, y, allowed, specificity, groups, decided)
+    pred = decide(probs, point, allowed, decided)
     clean = [b for b, lab in zip(groups, y) if lab == "clean"]
     counts = {b: clean.count(b) for b in dict.fromkeys(clean)}
     op = {"thresholds": point,
           "rule": "flag with the likeliest defect d whose P(d) >= thresholds[d] and, for LV and SF, whose "
-                  "evidence the text shows (a vague word; a typo or a format break)",
+                  "evidence the text shows (a vague word; a typo or a format break); SF wherever the text shows "
+                  "a slip of the keyboard (a word written once, one edit from a very common word or from one "
+                  "the text spells right elsewhere)",
           "target_specificity": specificity,
           "chosen_on": f"validation split, {len(texts)} descriptions ({len(clean)} clean"
                        + (": the share left unflagged averaged over benchmarks, "

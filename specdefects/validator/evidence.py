@@ -195,6 +195,17 @@ def typos(text: str, limit: int = 20, extra_known=frozenset()) -> list[dict]:
     return out[:limit]
 
 
+def slips(text: str, found: list[dict]) -> list[dict]:
+    """The typos among ``found`` that a reader takes for a slip of the keyboard rather than a name or a
+    term of the task: a word written once whose correct spelling is one of the very common words
+    ("retrun", "whcih") or one the same text spells right elsewhere ("lemgth" beside "length"). A word
+    written twice or more ("bbed" in a sample and in its explanation) is the task's own."""
+    written = Counter(w.lower() for w in WORD.findall(text))
+    common = very_common_words()
+    return [t for t in found if written[t["word"].lower()] <= 1
+            and (t["suggestion"].lower() in common or written[t["suggestion"].lower()] > 0)]
+
+
 @lru_cache(maxsize=1)
 def dictionary_words() -> frozenset:
     """The dictionary proper (pyspellchecker's words and the programming words), without the MiniLM
@@ -228,9 +239,9 @@ def _inflected(word: str, extra_known: frozenset) -> bool:
 
 def _swapped_word(word: str) -> str | None:
     """A dictionary word that ``word`` becomes when two neighbouring letters change places."""
-    d = dictionary_words()
-    return next((w for i in range(len(word) - 1)
-                 if (w := word[:i] + word[i + 1] + word[i] + word[i + 2:]) != word and w in d), None)
+    d, freq = dictionary_words(), word_frequency()
+    found = {w for i in range(len(word) - 1) if (w := word[:i] + word[i + 1] + word[i] + word[i + 2:]) != word and w in d}
+    return max(sorted(found), key=lambda w: freq.get(w, 0), default=None)  # "lsit": list, not slit
 
 
 @lru_cache(maxsize=1)
@@ -360,8 +371,9 @@ def unspecified(text: str) -> list[dict]:
 def evidence(text: str, extra_known=frozenset(), vague: frozenset | None = None) -> dict:
     """All the evidence for one description (spans are character offsets into ``text``); ``vague``:
     the vague terms to point at (a detector's :func:`telling_vague_words`; ``None``: all)."""
-    return {"vague_words": vague_words(text, vague), "typos": typos(text, extra_known=extra_known), "format_issues": format_issues(text),
-            "unspecified": unspecified(text)}
+    found = typos(text, extra_known=extra_known)
+    return {"vague_words": vague_words(text, vague), "typos": found, "slips": slips(text, found),
+            "format_issues": format_issues(text), "unspecified": unspecified(text)}
 
 
 def summarize(ev: dict, label: str | None = None) -> list[str]:
@@ -371,7 +383,10 @@ def summarize(ev: dict, label: str | None = None) -> list[str]:
         words = list(dict.fromkeys(v["word"] for v in ev["vague_words"]))
         lines.append("vague words: " + ", ".join(repr(w) for w in words[:10]))
     if ev["typos"]:
-        lines.append("possible typos: " + ", ".join(f"{t['word']!r} ({t['suggestion']}?)" for t in ev["typos"][:10]))
+        slipped = {t["word"] for t in ev.get("slips", ())}
+        lines.append("possible typos: " + ", ".join(
+            f"{t['word']!r} ({t['suggestion']}" + (": a slip" if t["word"] in slipped else "?") + ")"
+            for t in ev["typos"][:10]))
     if ev["format_issues"]:
         lines.append("format breaks: " + ", ".join(f"{f['issue']} at {f['span'][0]} ({f['text']!r})"
                                                    for f in ev["format_issues"][:10]))
