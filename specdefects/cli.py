@@ -16,7 +16,7 @@ import stat
 import sys
 
 from . import __version__
-from .errors import SpecDefectsError, SpecDefectsInputError, seed_arg
+from .errors import SpecDefectsError, SpecDefectsInputError, path_arg, seed_arg
 from .registry import benchmark_types
 from .vocabulary import defect_codes, listing
 
@@ -291,7 +291,7 @@ def _add_harness_check_parser(sub) -> None:
                    help="LiveCodeBench release (release_v1..release_v6) or delta (v2..v6)")
     p.add_argument("--limit", type=int, default=None, help="check only the first N tasks")
     p.add_argument("--json", action="store_true", help="print a JSON summary instead of the table")
-    p.add_argument("--out", default=None, help="also write every per-task result as JSON lines to this file")
+    p.add_argument("--out", type=path_arg, default=None, help="also write every per-task result as JSON lines to this file")
     _add_sandbox_args(p)
     p.set_defaults(func=cmd_harness_check)
 
@@ -325,7 +325,7 @@ def _add_mutate_parser(sub) -> None:
     p.add_argument("--task-id", nargs="+", default=None, metavar="ID", help="only these task ids")
     p.add_argument("--limit", type=int, default=None, help="only the first N (selected) tasks")
     p.add_argument("--source", default=None, help="a local file/folder or Hub id (default: the benchmark's)")
-    p.add_argument("--out", required=True, help="output folder for the JSONL files")
+    p.add_argument("--out", type=path_arg, required=True, help="output folder for the JSONL files")
     p.add_argument("--json", action="store_true", help="print a JSON summary instead of the diffs")
     p.set_defaults(func=cmd_mutate)
 
@@ -345,7 +345,7 @@ def _add_report_parser(sub) -> None:
                                    "(.md/.csv). Missing cells are gaps; malformed results files are skipped with a "
                                    "warning.")
     p.add_argument("results", nargs="+", metavar="RESULTS_DIR", help="lm-eval output folder(s) or results files")
-    p.add_argument("--out", required=True,
+    p.add_argument("--out", type=path_arg, required=True,
                    help="folder for the report files (written beside it and swapped in whole; an earlier report "
                         "there is replaced)")
     p.add_argument("--overwrite", action="store_true",

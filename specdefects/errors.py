@@ -63,6 +63,15 @@ SEED_LIMIT = 2**32 - 1
 seed_arg = whole_number_arg(0, "a seed: a whole number", maximum=SEED_LIMIT)
 
 
+def path_arg(text: str) -> str:
+    """An argparse type: a file or folder name, not empty (``--out ""`` wrote into the current folder)."""
+    import argparse  # lazy: only command lines read these
+
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"a file or folder name expected, got {text!r}")
+    return text
+
+
 def env_number(name: str, default: float, *, minimum: float = 0.0, integer: bool = False) -> float:
     """The number environment variable ``name`` holds (``default`` when unset or empty), read when
     used, not at import, so that a bad value is one line naming it and never breaks an unrelated

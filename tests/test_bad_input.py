@@ -1342,3 +1342,36 @@ def test_the_evaluate_module_refuses_outcomes_that_are_no_booleans(passed):
     with pytest.raises(SpecDefectsInputError, match="passed must be a boolean"):
         passk.add(task_id="a", passed=passed[-1])
     assert passk.compute(task_id=["a", "a"], passed=[1, False])["pass@1"] == 0.5
+
+
+def test_mutate_many_takes_one_task_and_one_defect_code(humaneval_tasks):
+    """``mutate_many(task, "LV")``: a TypeError about iterating a Task, then "unknown defect 'L'" (its letters)."""
+    from specdefects.defects import mutate_many
+    mutants, skipped = mutate_many(humaneval_tasks[0], "SF", progress=False)
+    assert [m.defect for m in mutants] + [s.defect for s in skipped] == ["SF"]
+    assert mutants[0].original.task_id == humaneval_tasks[0].task_id
+
+
+@pytest.mark.parametrize("argv", [["mutate", "--benchmark", "humaneval"], ["build", "spec-defects"],
+                                  ["report", "results"], ["validator", "build-default"]])
+def test_an_empty_out_is_refused_before_any_work(argv, capsys, tmp_path, monkeypatch):
+    """``--out ""`` wrote into the current folder."""
+    from specdefects.cli import main
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as e:
+        main([*argv, "--out", ""])
+    assert e.value.code == 2 and "--out: a file or folder name expected, got ''" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_mutants_judge_checks_its_sample_and_its_store_before_any_mutation(capsys, tmp_path):
+    """``--sample 0`` was refused only after every task was mutated; a missing ``--mutants`` file was not named."""
+    from specdefects.cli import main
+    with pytest.raises(SystemExit) as e:
+        main(["mutants", "judge", "--benchmark", "humaneval", "--sample", "0"])
+    assert e.value.code == 2 and "--sample: a whole number of at least 1 expected, got 0" in capsys.readouterr().err
+    missing = tmp_path / "nope.jsonl"
+    assert main(["mutants", "judge", "--benchmark", "humaneval", "--llm", "qwen2.5-coder-0.5b-instruct",
+                 "--mutants", str(missing)]) == 2
+    assert f"--mutants {missing}: no such file" in capsys.readouterr().err
+    assert not missing.exists()

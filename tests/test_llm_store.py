@@ -205,9 +205,10 @@ def test_mutants_cli_end_to_end_and_bad_input(tmp_path, capsys):
     assert "unknown benchmark" in capsys.readouterr().err
     assert main(["mutants", "generate", "--benchmark", "humaneval", "--llm", ""]) == 2
     assert "needs a model" in capsys.readouterr().err
-    assert main(["mutants", "judge", "--benchmark", "humaneval", "--task-id", HE11, "--sample", "0",
-                 "--llm", "openai:http://x/v1", "--store", str(jstore)]) == 2
-    assert "--sample must be at least 1" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as refused:  # argparse's refusal, before any task is mutated
+        main(["mutants", "judge", "--benchmark", "humaneval", "--task-id", HE11, "--sample", "0",
+              "--llm", "openai:http://x/v1", "--store", str(jstore)])
+    assert refused.value.code == 2 and "--sample: a whole number of at least 1" in capsys.readouterr().err
     assert main(["build", "spec-defects", "--out", str(tmp_path / "x"), "--llm-store", str(tmp_path / "nowhere")]) == 2
     assert "is not a folder" in capsys.readouterr().err
 

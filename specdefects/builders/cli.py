@@ -7,6 +7,7 @@ import json
 import textwrap
 
 from ..defects import SEED_MAX
+from ..errors import path_arg
 from ..vocabulary import benchmark_labels, benchmarks, defect_codes, follow_benchmarks, listing
 from .common import BuildError, write_report
 from .follow_tests import build_follow_tests
@@ -90,7 +91,7 @@ def _build_follow_tests(args) -> int:
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--out", required=True,
+    p.add_argument("--out", type=path_arg, required=True,
                    help="output folder: written beside it and swapped in whole at the end, so an interrupted build "
                         "leaves the earlier one as it was; an earlier build there is replaced")
     p.add_argument("--overwrite", action="store_true",

@@ -83,7 +83,11 @@ def mutate_many(tasks: Iterable[Task], defects: Iterable[str] | None = None, see
                 progress: bool = True, engine: str = "rules") -> tuple[list[Mutant], list[NotApplicable]]:
     """Mutate every task with every defect (``defects``: these only): ``(mutants, skipped)``, in
     task-then-defect order."""
+    if isinstance(tasks, Task):  # one task: a list of one, not a TypeError about iterating it
+        tasks = [tasks]
     tasks = list(tasks)
+    if isinstance(defects, str):  # one defect ("LV"), not its letters
+        defects = (defects,)
     defects = mutator_codes() if defects is None else tuple(defects)
     for d in defects:
         mutator(d)  # an unknown one fails before any work

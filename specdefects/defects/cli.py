@@ -77,8 +77,6 @@ def _cmd_generate(args) -> int:
     pairs = rules_skipped(tasks, defects, args.seed) if args.which == "rules-skipped" else \
         [(t, d) for t in tasks for d in defects]
     if args.sample is not None:
-        if args.sample < 1:
-            raise _Usage("--sample must be at least 1")
         rng = random.Random(f"{args.seed}:sample")
         keep = set(rng.sample(range(len(pairs)), min(args.sample, len(pairs))))
         pairs = [p for i, p in enumerate(pairs) if i in keep]
@@ -100,13 +98,13 @@ def _cmd_judge(args) -> int:
     _need_model(args.llm, "--llm")
     store = check_output_file(args.store or stored_path("judge", args.benchmark), "--store")
     tasks = select_tasks(args)
+    if args.mutants not in (None, "none") and not os.path.isfile(args.mutants):
+        raise _Usage(f"--mutants {args.mutants}: no such file (an LLM mutant store, or 'none' for rule mutants only)")
     mstore = None if args.mutants == "none" else MutantStore(args.mutants or stored_path("mutants", args.benchmark))
     mutants, _ = dataset_mutants(tasks, list(mutator_codes()), args.seed, mstore, progress=not args.json)
     if args.engine != "all":
         mutants = [m for m in mutants if m.engine == args.engine]
     if args.sample is not None:
-        if args.sample < 1:
-            raise _Usage("--sample must be at least 1")
         rng = random.Random(f"{args.seed}:judge-sample")
         mutants = [mutants[i] for i in sorted(rng.sample(range(len(mutants)), min(args.sample, len(mutants))))]
     res = judge(mutants, _client(args.llm, "--llm"), store, constrained=None if args.constrained == "none"
@@ -206,7 +204,7 @@ def _add_generate(acts) -> None:
                    help="defect types (default US)")
     g.add_argument("--which", choices=["rules-skipped", "all"], default="rules-skipped",
                    help="rules-skipped: only the pairs the rule engine leaves out (default); all: every pair")
-    g.add_argument("--sample", type=int, default=None, metavar="N", help="a seeded sample of N of those pairs")
+    g.add_argument("--sample", type=at_least_one, default=None, metavar="N", help="a seeded sample of N of those pairs")
     g.add_argument("--tries", type=at_least_one, default=4, help="attempts per pair (default 4)")
     g.add_argument("--batch", type=at_least_one, default=64, help="pairs per batched round (default 64)")
     g.add_argument("--store", default=None, help="the store file (default: the package's llm_mutants_<benchmark>.jsonl)")
@@ -229,7 +227,7 @@ def _add_judge(acts) -> None:
     j.add_argument("--engine", choices=["rules", "llm", "all"], default="all", help="which mutants (default all)")
     j.add_argument("--mutants", default=None, metavar="PATH|none",
                    help="the LLM mutant store to include (default the package's; none: rule mutants only)")
-    j.add_argument("--sample", type=int, default=None, metavar="N", help="a seeded sample of N mutants")
+    j.add_argument("--sample", type=at_least_one, default=None, metavar="N", help="a seeded sample of N mutants")
     j.add_argument("--batch", type=at_least_one, default=128, help="mutants per batched call (default 128)")
     j.add_argument("--store", default=None, help="the judge store (default: the package's llm_judge_<benchmark>.jsonl)")
     j.set_defaults(func=_run(_cmd_judge))

@@ -9,7 +9,7 @@ import argparse
 import json
 import sys
 
-from ..errors import SpecDefectsInputError
+from ..errors import SpecDefectsInputError, path_arg
 
 
 def _one_line(fn):
@@ -217,7 +217,7 @@ def add_leaderboard_parser(sub) -> None:
     p = lsub.add_parser("publish-evaluated",
                         help="ship this project's own runs as 'evaluated here' rows (the packaged board data)")
     p.add_argument("folders", nargs="+", help="lm-eval output folders (e.g. results/*/)")
-    p.add_argument("--out", default=None, help="folder to write evaluated_here.json to (default: the package's)")
+    p.add_argument("--out", type=path_arg, default=None, help="folder to write evaluated_here.json to (default: the package's)")
     p.set_defaults(func=cmd_publish_evaluated)
 
     p = lsub.add_parser("list", help="list the requests and their status")

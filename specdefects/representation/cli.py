@@ -12,7 +12,7 @@ import argparse
 import json
 import warnings
 
-from ..errors import seed_arg
+from ..errors import path_arg, seed_arg
 
 
 def _cmd_record(args: argparse.Namespace) -> int:
@@ -67,7 +67,7 @@ def add_represent_parser(sub) -> None:
     r.add_argument("--limit", type=int, default=None,
                    help="a seeded sample of this many tasks per benchmark (every condition of each)")
     r.add_argument("--seed", type=seed_arg, default=0, help="seed of the --limit sample (default 0)")
-    r.add_argument("--out", required=True, help="folder for the states, their index and meta.json")
+    r.add_argument("--out", type=path_arg, required=True, help="folder for the states, their index and meta.json")
     r.add_argument("--batch-size", type=int, default=8, help="prompts per forward pass (default 8)")
     r.add_argument("--dtype", default="auto", choices=("auto", "bfloat16", "float32", "float16"),
                    help="compute dtype (default auto: bfloat16 where the CPU has bf16 instructions, else float32; "
@@ -91,7 +91,7 @@ def add_represent_parser(sub) -> None:
     a.add_argument("--runs", action="append", default=[], metavar="RUN_DIR",
                    help="lm-eval output folders with logged samples of the same prompts: their pass/fail is the "
                         "success probe's label (repeatable; without any, no success probe)")
-    a.add_argument("--out", required=True,
+    a.add_argument("--out", type=path_arg, required=True,
                    help="folder for the analysis outputs (written beside it and swapped in whole; an earlier analysis "
                         "there is replaced)")
     a.add_argument("--overwrite", action="store_true",

