@@ -15,9 +15,9 @@ A description is flagged with the likeliest class that passes both; otherwise it
 ("probably fine"). One kind of evidence decides by itself: a slip of the keyboard (a word written once,
 one edit from a very common word or from a word the text spells right elsewhere: "retrun", "lemgth")
 is SF whatever the probabilities say, since a reader sees it as an error where a trained detector, used
-to contest statements full of names and terms, may hesitate. :func:`choose_thresholds` picks the three thresholds on the *validation* split, so
-the test split stays untouched: the best Matthews correlation among the thresholds that leave a target
-share (95 %) of its clean descriptions unflagged, the share averaged over benchmarks so that
+to contest statements full of names and terms, may hesitate. :func:`choose_thresholds` picks the three
+thresholds on the *validation* split, so the test split stays untouched: the best Matthews correlation
+among the thresholds that leave a target share (95 %) of its clean descriptions unflagged, the share averaged over benchmarks so that
 HumanEval's docstrings count as much as MBPP's far more numerous one-line requests. A detector folder
 records them in ``specdefects_validator.json`` under ``operating_point``; ``check --threshold T``
 replaces them with one threshold on ``P(defect) = 1 - P(clean)`` (the evidence rule still holds) and
