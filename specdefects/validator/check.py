@@ -19,7 +19,7 @@ from .decision import (
     decided_by_evidence,
     evidence_for,
     resolve_threshold,
-    shown_by_evidence,
+    rule_of_evidence,
 )
 from .errors import ValidatorError
 from .evidence import summarize
@@ -172,8 +172,7 @@ def check_texts(texts: list[str], model: str | None = None, detector=None, batch
     threshold = resolve_threshold(detector, threshold, argmax)
     probs = detector.predict_proba(texts, batch_size=batch_size)
     evs = [evidence_for(detector, t[:MAX_CHARS * 5]) for t in texts]
-    labels = (decide(probs, None) if threshold is None else
-              decide(probs, threshold, [shown_by_evidence(ev) for ev in evs], [decided_by_evidence(ev) for ev in evs]))
+    labels = decide(probs, None) if threshold is None else decide(probs, threshold, *rule_of_evidence(evs))
     out = []
     for t, p, n, lab, c, ev in zip(texts, probs, notes, labels, cases, evs):
         p_defect = round(1.0 - float(p[0]), 4)

@@ -72,7 +72,11 @@ def evidence_allows(texts: Sequence[str], detector=None) -> np.ndarray:
 
 def evidence_rule(texts: Sequence[str], detector=None) -> tuple[np.ndarray, list[str]]:
     """:func:`evidence_allows` and :func:`decided_by_evidence` of each text, the evidence read once."""
-    evs = [evidence_for(detector, t) for t in texts]
+    return rule_of_evidence([evidence_for(detector, t) for t in texts])
+
+
+def rule_of_evidence(evs: Sequence[dict]) -> tuple[np.ndarray, list[str]]:
+    """What :func:`decide` takes from evidence already read: the labels each allows, and the one it decides."""
     allowed = np.array([shown_by_evidence(ev) for ev in evs], dtype=bool).reshape(-1, len(LABELS))
     return allowed, [decided_by_evidence(ev) for ev in evs]
 
