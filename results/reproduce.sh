@@ -5,7 +5,9 @@
 # Each RUN writes results/<model>/<RUN>/ (lm-eval's results JSON, the samples gzipped with
 # compact docs, meta.json with the command, model hash, engine, date and wall time).
 # A run that is interrupted resumes from lm-eval's response cache (--use_cache) in
-# $SPECDEFECTS_CACHE/lm-eval/<model>-<dtype>/<RUN>: every answer already generated is kept.
+# $SPECDEFECTS_CACHE/lm-eval/<model>-<dtype>/<RUN>: every answer already generated is kept. Where that
+# cache is absent, the committed run's answers seed it (specdefects.lmeval.response_cache), so a re-run
+# after a data change generates only the prompts the change altered.
 # Needs .venv and .venv-vllm (make install venv-vllm-lmeval); builds the datasets it reads.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -64,6 +66,12 @@ run() {
   local out="results/$model/$name" start
   "$VLLM_BIN/specdefects" models prepare "$model" --json > /dev/null
   mkdir -p "$out" "$CACHE/lm-eval/$model-$DTYPE"
+  # no response cache on this machine: the committed answers stand in for it, so only the prompts a
+  # data change altered are generated (answers of the same model and dtype only)
+  if [ ! -f "$CACHE/lm-eval/$model-$DTYPE/${cache_name}_rank0.db" ] && [ -f "$out/meta.json" ]; then
+    "$VENV_BIN/python" -m specdefects.lmeval.response_cache "$out" "$CACHE/lm-eval/$model-$DTYPE/$cache_name" \
+      --model "$model" --dtype "$DTYPE" || echo "   (no answers reused: every prompt is generated)"
+  fi
   local cmd=("$VLLM_BIN/specdefects" eval --model vllm
              --model_args "pretrained=$model,dtype=$DTYPE,max_model_len=${MAX_MODEL_LEN:-2048},seed=0" --batch_size "$BATCH"
              --tasks "$tasks" --apply_chat_template --confirm_run_unsafe_code
