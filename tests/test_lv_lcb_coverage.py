@@ -116,14 +116,10 @@ def test_story_word_of_a_skipped_task_is_blurred(lcb, task_id, words):
         assert accepted(m), (task_id, judge_rules(m), prose_ops(m))
 
 
-@pytest.mark.parametrize("task_id, phrase", [
-    # (not "the origin": "the starting point" loses that it is (0, 0))
-    ("lcbpub-0203", "from the left"), ("lcbpub-0207", "clockwise order"),
-    ("lcbpub-0226", "to the right of"), ("lcbpub-0560", "the Gregorian calendar"),
-])
+@pytest.mark.parametrize("task_id, phrase", [("lcbpub-0560", "the Gregorian calendar")])
 def test_a_phrase_is_said_more_loosely(lcb, task_id, phrase):
-    """A statement whose only precise wording is a phrase (which end a count starts from,
-    which way round) gets it said more loosely in every mention, and the judge accepts the mutant."""
+    """A statement whose only precise wording is a phrase gets it said more loosely in every mention, and
+    the judge accepts the mutant."""
     task = lcb[task_id]
     for seed in SEEDS:
         m = lv(task, seed)
@@ -131,6 +127,19 @@ def test_a_phrase_is_said_more_loosely(lcb, task_id, phrase):
         assert accepted(m), (task_id, judge_rules(m), prose_ops(m))
     prose = FORMAL_HEADER.split(m.task.description)[0]
     assert phrase.lower() not in prose.lower(), prose_ops(m)
+
+
+@pytest.mark.parametrize("task_id, direction", [
+    ("lcbpub-0203", "from the left"), ("lcbpub-0207", "clockwise order"), ("lcbpub-0226", "to the right of"),
+    ("lcbpub-0798", "from the left"),
+])
+def test_a_direction_is_a_constraint_lv_keeps(lcb, task_id, direction):
+    """Which end a count starts from, which way round: "from one end" for "from the left" (lcbpub-0798, where
+    folding from the other end swaps mountain and valley creases) deletes a constraint, which LV never does."""
+    for seed in SEEDS:
+        m = lv(lcb[task_id], seed)
+        if isinstance(m, Mutant):
+            assert direction in m.task.description, prose_ops(m)
 
 
 def test_a_plural_in_es_changes_with_its_singular(lcb):
@@ -194,14 +203,14 @@ def lcb_mutants(lcb):
 
 
 def test_coverage_and_no_marking_word(lcb_mutants):
-    """At least 975 of 1,055 statements get an LV mutant that changes the statement itself, every one the judge
+    """At least 970 of 1,055 statements get an LV mutant that changes the statement itself, every one the judge
     accepts, and no added word is in more than 15 % of them (benchmarks/mutant_fingerprints.py's fingerprint)."""
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
     from mutant_fingerprints import added_words
 
     ms = [m for m in lcb_mutants.values() if isinstance(m, Mutant)]
-    assert len(ms) >= 975, len(ms)
+    assert len(ms) >= 970, len(ms)  # 975 before directions left the lexicon (three statements had only those)
     rejected = [m.task.task_id for m in ms if not accepted(m)]
     assert len(rejected) <= 2, rejected
     adds = Counter(w for m in ms for w in added_words(m.original.prompt, m.task.prompt))

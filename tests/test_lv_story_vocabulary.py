@@ -160,3 +160,37 @@ def test_lexicon_replacements_are_in_the_register_of_a_task_description():
     tables = (DOMAIN_TERMS, ACTION_VERBS, PHRASES)
     odd = [(word, alt) for table in tables for word, alts in table.items() for alt in alts if COLLOQUIAL.search(alt)]
     assert not odd
+
+
+# --------------------------------------------------------------------------- word senses and grammar
+
+def test_a_verb_after_a_preposition_is_an_adjective_or_a_noun_and_stays(mb):
+    """"the pairs of reverse strings" (mbpp/757): a bare verb never follows a preposition, so "reverse" there
+    describes the strings, and "of invert strings" would not parse."""
+    for m in mutants(mb["757"]):
+        assert not re.search(r"\bof (?:invert|flip)\b", m.task.description), edits(m)
+        assert ("reverse", "invert") not in edits(m) and ("reverse", "flip") not in edits(m), edits(m)
+
+
+def test_a_number_among_kinds_of_characters_is_a_digit_and_stays(mb):
+    """"a capital letter, a lower case letter, a number" (mbpp/523): the number is a digit character, which
+    "a value" does not say."""
+    assert "a number" in mb["523"].description
+    for m in mutants(mb["523"]):
+        assert "a number" in m.task.description, edits(m)
+
+
+def test_no_phrase_comes_before_a_one_letter_variable(lcb):
+    """"a piece of text S of length 6" (lcbpub-0426) reads as one garbled noun: before a variable's name only a
+    one-word alternative replaces the noun."""
+    task = lcb["lcbpub-0426"]
+    assert "a string S" in task.description
+    for m in mutants(task):
+        assert not re.search(r"(?:piece of text|character sequence) S\b", m.task.description), edits(m)
+
+
+def test_lateral_swaps_and_directions_are_not_in_the_lexicon():
+    """"occurrence" -> "instance" is a swap of the same precision; "from the left" -> "from one end" deletes
+    which end a count starts from (a constraint)."""
+    assert "instance" not in DOMAIN_TERMS["occurrence"]
+    assert not {"from the left", "from the top", "clockwise order", "to the right of", "to the left of"} & set(PHRASES)

@@ -92,6 +92,9 @@ ATTEMPTS = 8  # draws tried before a task is given up (each must read well, see 
 # a determiner or "to" before a word: a noun there ("the count", "to list") is not the verb, and back
 DETERMINER_BEFORE = re.compile(r"\b(the|a|an|its|their|this|that|each|every|any|no)\s+$", re.I)
 INFINITIVE_BEFORE = re.compile(r"\b(to|will|must|should|can|please)\s+$", re.I)
+# no bare verb follows a preposition: "pairs of reverse strings", "in reverse order" use the word as an adjective
+# or a noun, which a weaker verb cannot stand for ("of invert strings"); a gerund may ("after sorting")
+PREPOSITION_BEFORE = re.compile(r"\b(of|in|on|with|for|from|by|into|at|without|between)\s+$", re.I)
 SENSE_GUARDS = {  # word -> what may not follow it (the word then means something the lexicon does not)
     # "the number of ways", "the number, modulo 998244353, of ways": a count
     # ... and "the number k (1 \leq k \leq N) of subsequences"
@@ -203,6 +206,17 @@ def _lexical_groups(desc: str, prot, names: frozenset[str] = frozenset()) -> lis
     return _usable_groups(desc, prot, _term_occurrences(desc, prot, names))
 
 
+# a sentence that names kinds of characters: a "number" in it is a digit character
+CHARACTER_CLASS = re.compile(r"\b(?:letters?|characters?|alphabets?|uppercase|lowercase|upper case|lower case|"
+                             r"alphanumeric|special symbols?)\b", re.I)
+
+
+def _sentence_of(desc: str, at: int) -> str:
+    start = max(desc.rfind(c, 0, at) for c in ".!?\n") + 1
+    ends = [i for i in (desc.find(c, at) for c in ".!?\n") if i >= 0]
+    return desc[start:min(ends) if ends else len(desc)]
+
+
 def _sense_refused(desc: str, m: re.Match, lw: str, names: frozenset[str], before: str) -> bool:
     """The word at ``m`` is a name, a variable or a sense the lexicon's alternatives do not share."""
     w = m.group(0)
@@ -213,6 +227,8 @@ def _sense_refused(desc: str, m: re.Match, lw: str, names: frozenset[str], befor
         return True  # (characters that include '@': "symbols" would mean those; a keyboard's keys are not labels)
     if NAMED_BEFORE.search(before) and not re.search(r"(?:[.!?:]|\n)\s*\S+\s+$|^\S+\s+$", desc[:m.start()]):
         return True  # part of a coined name: "an Extended ABC string", "the Fibonacci sequence"
+    if lw in ("number", "numbers") and CHARACTER_CLASS.search(_sentence_of(desc, m.start())):
+        return True  # "a capital letter, a lower case letter, a number": a digit, which "a value" is not
     if lw in ("product", "products") and not SHOP_CONTEXT.search(desc):
         return True  # a product is a multiplication unless the statement sells things
     if lw in ("point", "points") and (not GEOMETRY_CONTEXT.search(desc) or SCORE_CONTEXT.search(desc)):
@@ -246,7 +262,8 @@ def _term_occurrences(desc: str, prot, names: frozenset[str]) -> dict[tuple[str,
         sentence_start = (not desc[:m.start()].strip() or re.search(r"[.!?:]\s*$|\n\s*$", desc[:m.start()])) and \
             not named_item
         # "the reverse", "reverse of a string", "reverse.": a noun, which a weaker verb cannot stand for
-        noun_use = DETERMINER_BEFORE.search(before) or re.match(r"\s*[.,;:!?]|\s+of\b", desc[m.end():])
+        noun_use = DETERMINER_BEFORE.search(before) or re.match(r"\s*[.,;:!?]|\s+of\b", desc[m.end():]) or \
+            (PREPOSITION_BEFORE.search(before) and not lw.endswith("ing"))
         if lw in ACTION_VERBS and not noun_use:
             found.setdefault(("verb", lw), []).append((m.start(), m.end(), w))
         elif lw in DOMAIN_TERMS and not (INFINITIVE_BEFORE.search(before) and not named_item) and not sentence_start and \
@@ -576,7 +593,8 @@ def _names_next(desc: str, end: int, names: frozenset[str]) -> bool:
     """The word after ``desc[:end]`` names a variable of the task ("a string text", "the list l"): a noun
     phrase put before it would read as one garbled noun ("a chain of symbols content")."""
     m = re.match(r"[ \t]+([A-Za-z_]\w*)", desc[end:])
-    return bool(m) and m.group(1).lower() in names
+    # ... or a one-letter variable of a contest statement ("a piece of text S of length 6")
+    return bool(m) and (m.group(1).lower() in names or (len(m.group(1)) == 1 and m.group(1) not in "aAI"))
 
 
 def _draw(task: Task, seed: int, rng, groups) -> Mutant:

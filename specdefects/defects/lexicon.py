@@ -47,7 +47,8 @@ DOMAIN_TERMS: dict[str, tuple[str, ...]] = {
     # text
     # not "line": a line is another thing ("return it as a line", "an empty line")
     # not "input": "interpret as inputs", "the resulting input S" take it in another sense
-    # not "value": "a literals value in a value", "tuple value"; not "sequence": "a snake case sequence"
+    # not "value": "a literals value in a value", "tuple value"; not "sequence": "a snake case sequence"; no
+    # phrase before a variable's name ("a piece of text S of length 6": lexical_vagueness._names_next)
     "string": ("text", "piece of text", "character sequence"), "strings": ("pieces of text", "character sequences"),
     "substring": ("piece of text", "part of the text", "fragment"),
     "substrings": ("pieces of text", "fragments", "parts of the text"),
@@ -65,7 +66,8 @@ DOMAIN_TERMS: dict[str, tuple[str, ...]] = {
     "indexes": ("positions", "places"),
     # not "position": "the first place of an element" reads as a ranking
     "length": ("size",), "lengths": ("sizes",),
-    "occurrence": ("instance", "appearance"), "occurrences": ("instances", "appearances"),
+    # not "instance": the same precision ("the following instance happens M times")
+    "occurrence": ("appearance",), "occurrences": ("appearances",),
     # not "name": a number built as a key is no name (lcbpub-0695)
     "key": ("label", "tag"), "keys": ("labels", "tags"),
     # graphs, grids, misc
@@ -261,13 +263,9 @@ PHRASES: dict[str, tuple[str, ...]] = {
     r"the number of times": ("how often",),
     # an area or a volume is one size of a shape
     r"the area of": ("the size of", "the extent of"), r"the volume of": ("the size of", "the bulk of"),
-    # which end a count starts from ("the i-th slime from the left"); not "the origin": "the starting point" loses
-    # that it is (0, 0) (lcbpub-0721)
-    r"from the left": ("from one end", "from one side"), r"from the top": ("from one side", "from one edge"),
-    # which way round, which side, on which surface (not "adjacent horizontally" -> "next to each other", which
-    # drops a constraint, nor a story's setting, "roulette", which the statement defines)
-    r"clockwise order": ("circular order",), r"to the right of": ("next to", "beside"),
-    r"to the left of": ("next to", "beside"),
+    # not a direction ("from the left", "clockwise", "to the right of"): which end a count starts from or which
+    # way round is a constraint, and "from one end" deletes it; not "the origin": "the starting point" loses that
+    # it is (0, 0) (lcbpub-0721); on which surface, not a story's setting ("roulette"), which the statement defines
     r"two-dimensional plane": ("plane", "flat surface"), r"xy-plane": ("plane", "flat surface"),
     r"conveyor belt": ("belt", "moving line"), r"body temperature": ("temperature",),
     r"the Gregorian calendar": ("the calendar",),
