@@ -190,7 +190,17 @@ def test_no_phrase_comes_before_a_one_letter_variable(lcb):
 
 
 def test_lateral_swaps_and_directions_are_not_in_the_lexicon():
-    """"occurrence" -> "instance" is a swap of the same precision; "from the left" -> "from one end" deletes
+    """"occurrence" -> "instance" or "appearance" is a sideways swap, no broader; "from the left" -> "from one end" deletes
     which end a count starts from (a constraint)."""
-    assert "instance" not in DOMAIN_TERMS["occurrence"]
+    assert "occurrence" not in DOMAIN_TERMS and "occurrences" not in DOMAIN_TERMS
     assert not {"from the left", "from the top", "clockwise order", "to the right of", "to the left of"} & set(PHRASES)
+
+
+def test_a_word_and_its_plural_blur_to_the_same_word(lcb):
+    """"beautiful substrings" -> "fragments" beside "A substring is" -> "A part of the text is" (lcbpub-0138) reads
+    as two things: the plural takes the singular's word whatever order the lexicon lists them in."""
+    for m in mutants(lcb["lcbpub-0138"]):
+        after = {b.lower(): a.lower() for b, a in edits(m)}
+        one, more = after.get("substring", after.get("a substring")), after.get("substrings")
+        if one and more:
+            assert more.split()[0].rstrip("s") in one, (one, more)

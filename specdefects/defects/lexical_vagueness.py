@@ -734,12 +734,23 @@ def _aligned_alternatives(chosen, rng) -> dict:
         kind, key, _occ, alts = g
         if (kind, key) in picks:
             continue
+        sib = next((h for t, h in chosen if t == "text" and h[0] == kind and h[1] == _sibling_key(key)), None)
+        if sib is not None:  # only a word the other number can say too ("fragment"/"fragments")
+            alts = tuple(a for a in alts if _same_word_in_number(a, sib[3])) or alts
         i = rng.randrange(len(alts))
         picks[(kind, key)] = alts[i]
-        sib = next((h for t, h in chosen if t == "text" and h[0] == kind and h[1] == _sibling_key(key)), None)
         if sib is not None:
-            picks[(kind, sib[1])] = sib[3][min(i, len(sib[3]) - 1)]
+            picks[(kind, sib[1])] = _same_word_in_number(alts[i], sib[3]) or sib[3][min(i, len(sib[3]) - 1)]
     return picks
+
+
+def _same_word_in_number(pick: str, alts: tuple[str, ...]) -> str | None:
+    """The alternative of a word's other number that says ``pick``'s word ("fragment" -> "fragments",
+    "part of the text" -> "parts of the text"), where there is one: the tables' orders need not match."""
+    def stems(phrase):
+        return {w[:4] for w in re.findall(r"[a-z]+", phrase.lower()) if w not in ("of", "the", "a", "an")}
+    return next((a for a in alts if stems(a) == stems(pick)), None) or \
+        next((a for a in alts if stems(a) & stems(pick)), None)
 
 
 def _drop_overlapping(edits):

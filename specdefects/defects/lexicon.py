@@ -66,8 +66,8 @@ DOMAIN_TERMS: dict[str, tuple[str, ...]] = {
     "indexes": ("positions", "places"),
     # not "position": "the first place of an element" reads as a ranking
     "length": ("size",), "lengths": ("sizes",),
-    # not "instance": the same precision ("the following instance happens M times")
-    "occurrence": ("appearance",), "occurrences": ("appearances",),
+    # not "occurrence": "instance" and "appearance" are sideways swaps, no broader ("the following appearance
+    # happens M times")
     # not "name": a number built as a key is no name (lcbpub-0695)
     "key": ("label", "tag"), "keys": ("labels", "tags"),
     # graphs, grids, misc
@@ -318,8 +318,8 @@ IDENT_PARTS: dict[str, tuple[str, ...]] = {
     "grid": ("board", "field"), "text": ("content", "data", "body"), "txt": ("content", "data", "body"),
     "result": ("outcome", "answer", "out"), "res": ("outcome", "answer", "out"), "total": ("amount", "tally"),
     "distance": ("gap", "span", "spread"), "matching": ("fitting",), "match": ("fit",),
-    "occurrence": ("instance",),
-    "occurrences": ("instances",), "position": ("place", "spot"),  # not "pos": it also abbreviates positive
+    # not "occurrence": "instance" is a sideways swap
+    "position": ("place", "spot"),  # not "pos": it also abbreviates positive
     "operations": ("steps", "actions", "moves"), "operation": ("step", "action", "move"),
     "fruits": ("goods", "items"), "planet": ("body",), "planets": ("bodies",),
     "grade": ("mark", "score"), "grades": ("marks", "scores"), "music": ("sound", "audio"),
