@@ -29,6 +29,15 @@ class SpecDefectsRuntimeError(SpecDefectsError, RuntimeError):
     """The environment failed: a model engine, a server, the Hub, a sandbox."""
 
 
+class NoRoomError(SpecDefectsRuntimeError, OSError):
+    """A write found no room: the disk or the disk quota is full, or the file-size limit (``ulimit -f``)
+    was hit. Its message names the file; ``errno`` is the system's (ENOSPC, EDQUOT, EFBIG). Also an
+    ``OSError``, as the error it stands for, so code that catches that still catches it."""
+
+    def __str__(self) -> str:  # the message, not OSError's "[Errno 27] File too large"
+        return str(self.args[0]) if self.args else ""
+
+
 class Terminated(KeyboardInterrupt):
     """SIGTERM (what ``kill``, systemd, Kubernetes and CI send), raised where the program was, as
     Ctrl-C raises :class:`KeyboardInterrupt`: every cleanup an interrupt runs (temporary folders

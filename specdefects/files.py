@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from .errors import SpecDefectsInputError
+from .errors import NoRoomError, SpecDefectsInputError
 
 CACHE_ENV = "SPECDEFECTS_CACHE"
 _AT_FDCWD = -100
@@ -63,6 +63,34 @@ def interrupts_held() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
+_NO_ROOM = {errno.ENOSPC: "the disk is full", errno.EDQUOT: "the disk quota is used up",
+            errno.EFBIG: "the file-size limit (ulimit -f) was hit"}
+_writing: dict[Path, Path] = {}  # the temporary folder of each atomic_dir under way -> its place
+
+
+def _shown(path: Path) -> tuple[Path, Path]:
+    """``path`` as the user knows it (under its place, not under an atomic_dir's hidden temporary
+    folder), and the output it is part of: that place, or ``path`` itself outside any atomic_dir."""
+    for tmp, dest in _writing.items():
+        if path == tmp or tmp in path.parents:
+            return _shown(dest / path.relative_to(tmp))[0], _shown(dest)[1]
+    return path, path
+
+
+def _no_room(e: BaseException, path: Path, folder: bool = False) -> NoRoomError | None:
+    """A disk-full or file-size-limit error (which names no file: "[Errno 27] File too large") as one
+    naming the file written (``path``; in a ``folder``, the file the error names, if any) and saying
+    that its output was left as it was."""
+    if not isinstance(e, OSError) or isinstance(e, NoRoomError) or e.errno not in _NO_ROOM:
+        return None
+    shown, whole = _shown(path)
+    if folder and e.filename:
+        shown = _shown(Path(os.fsdecode(e.filename)))[0]
+    err = NoRoomError(f"cannot write {shown}: {_NO_ROOM[e.errno]} ({e.strerror}); nothing was written to {whole}")
+    err.errno, err.strerror = e.errno, e.strerror
+    return err
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; on success it replaces ``path`` in one rename
@@ -81,10 +109,13 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
         yield Path(tmp)
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         if tmp is not None:
             with interrupts_held():
                 Path(tmp).unlink(missing_ok=True)
+        no_room = _no_room(e, path)
+        if no_room is not None:
+            raise no_room from e
         raise
 
 
@@ -142,14 +173,21 @@ def atomic_dir(path: str | os.PathLike) -> Iterator[Path]:
     try:
         with interrupts_held():  # as in atomic_path
             tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
+            _writing[tmp] = path
         yield tmp
         os.chmod(tmp, 0o777 & ~_umask())
         replace_dir(tmp, path)
-    except BaseException:
+    except BaseException as e:
         if tmp is not None:
             with interrupts_held():
                 shutil.rmtree(tmp, ignore_errors=True)
+        no_room = _no_room(e, path, folder=True)
+        if no_room is not None:
+            raise no_room from e
         raise
+    finally:
+        if tmp is not None:
+            _writing.pop(tmp, None)
 
 
 def write_text_atomic(path: str | os.PathLike, text: str) -> Path:

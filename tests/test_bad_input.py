@@ -214,6 +214,25 @@ def test_build_out_that_cannot_be_written_is_said_before_the_work():
     assert res.stdout == ""
 
 
+def test_a_build_that_hits_the_file_size_limit_names_the_file_and_keeps_the_old_build(built, tmp_path):
+    """`ulimit -f` (as a full disk) while the build writes: it said only "[Errno 27] File too large"."""
+    import resource
+    out = tmp_path / "old"
+    shutil.copytree(built, out)
+    before = snapshot(out)
+    limit = 4096  # bytes: below the HumanEval split's parquet file, above nothing the build writes first
+
+    def small_files():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    res = subprocess.run([EXE, "build", "spec-defects", "--out", str(out), *SMALL_BUILD, "--seed", "1", "--json"],
+                         capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL, preexec_fn=small_files,
+                         env=dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1"))
+    line = one_error(res, out / "humaneval" / "test-00000-of-00001.parquet", "file-size limit (ulimit -f) was hit",
+                     f"nothing was written to {out}")
+    assert "[Errno" not in line and res.stdout == ""
+    assert snapshot(out) == before and hidden_leftovers(tmp_path) == []
+
+
 # --------------------------------------------------------------------------- harness-check
 
 @pytest.mark.parametrize("limit", ["-1", "0"])
