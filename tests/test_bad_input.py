@@ -919,6 +919,34 @@ def test_an_empty_or_false_source_file_is_named(tmp_path, name, content, said, c
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("command", ["build", "mutate"])
+def test_an_empty_livecodebench_folder_says_the_public_json_file_is_taken(tmp_path, command):
+    src = tmp_path / "lcb"
+    src.mkdir()
+    args = (["build", "spec-defects", "--benchmarks", "livecodebench", "--source", f"livecodebench={src}"]
+            if command == "build" else ["mutate", "--benchmark", "livecodebench", "--defect", "LV", "--source", src])
+    res = sd(*args, "--out", tmp_path / "out")
+    one_error(res, f"{src} is an empty folder", "test.jsonl", "the single JSON file lcb_release_v6_public.json")
+    assert res.stdout == "" and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("rows, why", [
+    ([{"id": 0, "Question": "Print the sum."}, {"id": 1, "Question": "Print hi."}], "2 x no field 'public_test_cases'"),
+    ([{"id": 0, "Question": "Print the sum.", "public_test_cases": "[]"}], "1 x no public test case"),
+    ([{"id": 0, "Question": "Print the sum.", "public_test_cases": None}], "got null"),
+])
+@pytest.mark.parametrize("command", ["build", "mutate"])
+def test_a_livecodebench_file_with_no_runnable_task_is_refused(tmp_path, rows, why, command):
+    """It built (exit 0) a dataset of tasks none of which could be run, the reason "got NoneType"."""
+    src = tmp_path / "lcb_release_v6_public.json"
+    src.write_text(json.dumps(rows))
+    args = (["build", "spec-defects", "--benchmarks", "livecodebench", "--source", f"livecodebench={src}"]
+            if command == "build" else ["mutate", "--benchmark", "livecodebench", "--defect", "LV", "--source", src])
+    res = sd(*args, "--out", tmp_path / "out")
+    line = one_error(res, src, f"none of its {len(rows)} task(s) has a public test that can run", why)
+    assert "NoneType" not in line and res.stdout == "" and not (tmp_path / "out").exists()
+
+
 @pytest.mark.parametrize("kwargs, said", [
     ({"texts": "Sort a list."}, "wrap one description in a list"),  # it read as an empty description
     ({"texts": ["Sort a list."], "batch_size": 0}, "batch_size must be a whole number"),

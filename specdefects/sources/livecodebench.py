@@ -59,8 +59,10 @@ no public test, malformed or mixed tests) becomes a task with ``runnable = False
 its function name is unknown, ``test_kind = "stdin"`` (a ``"function"`` task needs an entry
 point). A row that cannot be a task (not an object, no integer ``id``, an empty statement, a
 repeated ``id``) is left out with a :class:`~specdefects.sources._common.RowSkipped` warning,
-which the dataset builders record in their report. On the real files: 1,055 tasks, 991
-runnable (610 stdin, 381 functional), 63 without a function name, 1 without a public test.
+which the dataset builders record in their report. A file none of whose tasks can run (statements
+without tests, another file under this name) is refused, naming the commonest reasons. On the real
+files: 1,055 tasks, 991 runnable (610 stdin, 381 functional), 63 without a function name, 1 without
+a public test.
 
 Versions of the repackaging: ``release_v6`` / ``release_latest`` only (the whole file). It does
 not record which release added a problem, and contest dates do not recover it: no date cut gives
@@ -80,6 +82,7 @@ import pickle
 import re
 import warnings
 import zlib
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -178,7 +181,11 @@ def load(source: Any = None, *, version: str = DEFAULT_VERSION, revision: str | 
         if p.is_dir():
             missing = [f for f in files if not (p / f).is_file()]
             if missing:
-                raise SourceNotFoundError(f"livecodebench: {p} lacks {', '.join(missing)} needed by {version!r}")
+                what = (f"{p} is an empty folder" if not any(p.iterdir()) else
+                        f"{p} lacks {', '.join(missing)} needed by {version!r}")
+                raise SourceNotFoundError(f"livecodebench: {what}: give a folder of the release files (test.jsonl, "
+                                          f"test2.jsonl ...), or the public repackaging: the single JSON file "
+                                          f"{PUBLIC_FILE} or a folder holding it")
             rows = [r for f in files for r in read_jsonl(p / f)]
         else:
             rows = read_local(p)
@@ -327,6 +334,13 @@ def load_public(path: Path, version: str = DEFAULT_VERSION) -> list[Task]:
             continue
         seen.add(task.task_id)
         tasks.append(task)
+    if tasks and not any(t.metadata["runnable"] for t in tasks):
+        # a file of statements alone (or another file under this name): every command would go on with
+        # nothing to run a program on, and lm-eval score nothing
+        why = Counter(t.metadata["not_runnable_reason"] for t in tasks)
+        said = "; ".join(f"{n} x {reason}" for reason, n in why.most_common(2)) + ("; ..." if len(why) > 2 else "")
+        raise RecordError(f"{NAME}: {folder / PUBLIC_FILE}: none of its {len(tasks)} task(s) has a public test "
+                          f"that can run ({said})")
     return tasks
 
 
@@ -424,9 +438,11 @@ def _plain(e: RecordError, row: Row) -> str:
 
 def _public_cases(row: Row) -> tuple[list[dict], str]:
     """The row's public test cases and ``""``, or ``[]`` and why they cannot be used."""
-    raw = row.data.get("public_test_cases")
+    if "public_test_cases" not in row.data:
+        return [], "no field 'public_test_cases'"
+    raw = row.data["public_test_cases"]
     if not isinstance(raw, (str, list)):
-        return [], f"public_test_cases must be JSON text or a list, got {type(raw).__name__}"
+        return [], f"public_test_cases must be JSON text or a list, got {_json_type(raw)}"
     try:
         cases = _cases(row, "public_test_cases", _json_cases(row, "public_test_cases"))
     except RecordError as e:
@@ -437,6 +453,17 @@ def _public_cases(row: Row) -> tuple[list[dict], str]:
     if len(kinds) > 1:
         return [], f"mixed test types {kinds}"
     return cases, ""
+
+
+def _json_type(v: Any) -> str:
+    """What JSON calls the type of ``v``: null, a boolean, a number, an object (not Python's NoneType)."""
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "a boolean"
+    if isinstance(v, (int, float)):
+        return "a number"
+    return "an object" if isinstance(v, dict) else type(v).__name__
 
 
 def public_platform(testtype: str, title: str, has_starter: bool) -> tuple[str, str]:
