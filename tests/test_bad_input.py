@@ -686,6 +686,30 @@ def test_check_tests_file_in_utf16_says_save_it_as_utf8(tmp_path):
     one_error(sd("check", MATCH_Z, "--tests", f), f, "UTF-16", "save it as UTF-8")
 
 
+@pytest.mark.parametrize("line2, says", [
+    (b'{"text": "Sort a \\u0000 list."}', "a NUL character"),  # the JSON escape: read, then refused without a place
+    (b'{"text": "Sort a \x00 list."}', "a NUL byte"),  # the byte itself: the file was named, not the line
+])
+def test_a_nul_in_a_json_lines_file_names_the_file_and_line(tmp_path, line2, says):
+    f = tmp_path / "rows.jsonl"
+    f.write_bytes(b'{"text": "Write a function that adds two numbers."}\n' + line2 + b"\n")
+    res = sd("check", "--file", f, "--json")
+    one_error(res, f"{f}:2: ", says, "binary")
+    assert res.stdout == ""
+
+
+@pytest.mark.parametrize("name, text, line", [
+    ("d.txt", "Write a function that adds two numbers.\n\n\n1234 ;;;\n\nSort a list.\n", 4),
+    ("d.jsonl", '{"text": "Sort a list."}\n\n{"text": "1234 ;;;"}\n', 3),
+])
+def test_a_description_of_a_file_with_no_letters_is_named_by_its_line(tmp_path, name, text, line):
+    f = tmp_path / name
+    f.write_text(text)
+    res = sd("check", "--file", f, "--json")
+    one_error(res, f"{f}:{line}: no letters in '1234 ;;;'", "nothing to check")
+    assert res.stdout == ""
+
+
 # --------------------------------------------------------------------------- --seed range
 
 SEED_MAX = 2**32 - 1

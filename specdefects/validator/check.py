@@ -68,7 +68,7 @@ def validate_text(text: str) -> list[str]:
     if not isinstance(text, str):
         raise ValidatorError("a description must be text")
     if "\x00" in text:
-        raise ValidatorError("the input looks binary (NUL bytes), not a task description")
+        raise ValidatorError("the text holds a NUL character (\\x00): it looks binary, not a task description")
     if not text.strip():
         raise ValidatorError("empty description: nothing to check")
     sample = text[:5000]
@@ -107,11 +107,28 @@ def read_entries(path: str) -> list[tuple[str, object]]:
     text = _read_text(path, "file", "text")
     lines = [(n, ln) for n, ln in enumerate(text.splitlines(), 1) if ln.strip()]
     if lines and (str(path).lower().endswith(JSON_LINES_SUFFIXES) or any(_json_container(ln) for _, ln in lines)):
-        return [_json_entry(path, n, ln) for n, ln in lines]
-    paras = [p.strip("\n") for p in text.replace("\r\n", "\n").split("\n\n") if p.strip()]
+        return [_located(path, n, _json_entry(path, n, ln)) for n, ln in lines]
+    text = text.replace("\r\n", "\n")
+    paras, at = [], 0
+    for p in text.split("\n\n"):
+        if p.strip():
+            first = at + len(p) - len(p.lstrip("\n"))  # where the paragraph's text starts
+            paras.append(_located(path, text.count("\n", 0, first) + 1, (p.strip("\n"), None)))
+        at += len(p) + 2
     if not paras:
         raise ValidatorError(f"{path} holds no description")
-    return [(p, None) for p in paras]
+    return paras
+
+
+def _located(path: str, line: int, entry: tuple[str, object]) -> tuple[str, object]:
+    """``entry``, its description checked (:func:`validate_text`) where the file and line can still be
+    named: an error about one description of a file (a NUL character, no letters) said which one."""
+    try:
+        validate_text(entry[0])
+    except ValidatorError as e:
+        where = f"standard input (--file -), line {line}" if path == "-" else f"{path}:{line}"
+        raise ValidatorError(f"{where}: {e}") from None
+    return entry
 
 
 def _json_container(line: str) -> bool:
@@ -233,7 +250,7 @@ def _read_capped(f, path: str, what: str, content: str) -> bytes:
         if not chunks:
             _refuse_binary(chunk, path, content)
         elif b"\x00" in chunk:
-            raise ValidatorError(f"{path} looks binary (NUL bytes), not {content}")
+            _refuse_nul(b"".join(chunks) + chunk, path, content)
         size += len(chunk)
         if size > MAX_FILE_BYTES:
             raise ValidatorError(f"{path} is larger than the {MAX_FILE_BYTES // (1024 * 1024)} MiB a {what} may "
@@ -246,7 +263,13 @@ def _refuse_binary(head: bytes, path: str, content: str) -> None:
     if head.startswith((b"\xff\xfe", b"\xfe\xff")) or _utf16_without_bom(head):
         raise ValidatorError(f"{path} is UTF-16 text, not UTF-8: save it as UTF-8")
     if b"\x00" in head:
-        raise ValidatorError(f"{path} looks binary (NUL bytes), not {content}")
+        _refuse_nul(head, path, content)
+
+
+def _refuse_nul(raw: bytes, path: str, content: str) -> None:
+    """A NUL byte in ``raw``, what was read so far: an error naming the line of the first one."""
+    line = raw.count(b"\n", 0, raw.index(b"\x00")) + 1
+    raise ValidatorError(f"{path}:{line}: a NUL byte: the file looks binary (NUL bytes), not {content}")
 
 
 def _utf16_without_bom(head: bytes) -> bool:
