@@ -134,6 +134,17 @@ def test_a_json_build_says_nothing_but_its_json(tmp_path):
     assert json.loads(res.stdout)["out"] == str(tmp_path / "b")
 
 
+def test_a_json_build_from_a_parquet_source_says_nothing_but_its_json(tmp_path):
+    """Reading a parquet source printed datasets' "Generating train split" bars beside --json's report."""
+    src = TESTS / "fixtures" / "humanevalplus_hub" / "data" / "test-00000-of-00001.parquet"
+    env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", HF_DATASETS_CACHE=str(tmp_path / "hf"))
+    res = subprocess.run([EXE, "build", "follow-tests", "--out", str(tmp_path / "b"), "--benchmarks", "humanevalplus",
+                          "--source", f"humanevalplus={src}", "--limit", "1", "--quality-tasks", "0", "--json"],
+                         capture_output=True, text=True, timeout=300, env=env, stdin=subprocess.DEVNULL)
+    assert res.returncode == 0 and res.stderr == "", res.stderr
+    assert json.loads(res.stdout)["out"] == str(tmp_path / "b")
+
+
 def test_a_build_into_a_link_rebuilds_its_target_and_keeps_the_link(tmp_path):
     target, link = tmp_path / "builds" / "today", tmp_path / "latest"
     assert sd("build", "spec-defects", "--out", target, *SMALL_BUILD).returncode == 0
@@ -952,6 +963,17 @@ def test_an_empty_livecodebench_folder_says_the_public_json_file_is_taken(tmp_pa
     res = sd(*args, "--out", tmp_path / "out")
     one_error(res, f"{src} is an empty folder", "test.jsonl", "the single JSON file lcb_release_v6_public.json")
     assert res.stdout == "" and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("source, said", [("missing.jsonl", "no such file or folder"), ("empty", "is an empty folder")])
+def test_a_source_error_says_the_benchmark_and_the_path_once(tmp_path, source, said):
+    """It read "livecodebench: cannot read DIR: livecodebench: DIR lacks ..." and "cannot read F: no such file or
+    folder: F"."""
+    src = tmp_path / source
+    if source == "empty":
+        src.mkdir()
+    line = one_error(sd("harness-check", "--benchmark", "livecodebench", "--source", src), "livecodebench: ", src, said)
+    assert line.count("livecodebench:") == 1 and line.count(str(src)) == 1, line
 
 
 @pytest.mark.parametrize("rows, why", [

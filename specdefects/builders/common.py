@@ -12,6 +12,7 @@ build leaves the earlier build whole.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import warnings
@@ -86,14 +87,17 @@ def check_request(dataset: str, benchmarks: Sequence[str], choices: Sequence[str
 # --------------------------------------------------------------------------- loading
 
 def load_benchmarks(req: BuildRequest, sample: int | None = None, seed: int = 0,
-                    require_tasks: bool = False, skipped: list[RowSkipped] | None = None) -> dict[str, list[Task]]:
+                    require_tasks: bool = False, skipped: list[RowSkipped] | None = None,
+                    progress: bool = True) -> dict[str, list[Task]]:
     """Every requested benchmark's tasks, all read before any compute: the first ``req.limit``
     of each, or a seeded random sample of ``sample`` (kept in benchmark order). ``skipped``: as
-    in :func:`specdefects.sources.load_benchmark` (every skipped row of each source, whatever the limit)."""
+    in :func:`specdefects.sources.load_benchmark` (every skipped row of each source, whatever the limit).
+    ``progress=False``: no ``datasets`` bars ("Generating train split") for a parquet or Hub source."""
     loaded: dict[str, list[Task]] = {}
     for b in req.benchmarks:
         try:
-            tasks = load_benchmark(b, req.sources.get(b), req.load_options.get(b, {}), skipped)
+            with contextlib.nullcontext() if progress else quiet_datasets():
+                tasks = load_benchmark(b, req.sources.get(b), req.load_options.get(b, {}), skipped)
         except SourceError as e:
             raise BuildError(str(e)) from None
         if req.limit:

@@ -411,7 +411,8 @@ def build_follow_tests(out: str | os.PathLike, benchmarks: Sequence[str] | None 
     report = FollowTestsReport(out=str(out), seed=seed, benchmarks=req.benchmarks, quality_tasks=quality_tasks,
                                sources=req.source_labels())
     feats = {"families": family_row_features()}
-    loaded = load_benchmarks(req)  # every source first: a missing file or an unreachable Hub fails before any compute
+    # every source first: a missing file or an unreachable Hub fails before any compute
+    loaded = load_benchmarks(req, progress=progress)
     with atomic_dir(out) as tmp:
         _build_configs(report, tmp, feats, loaded, seed, workers, progress, quality_tasks)
         report.isolation = _isolation()

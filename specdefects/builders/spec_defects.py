@@ -540,7 +540,7 @@ def build_spec_defects(out: str | os.PathLike, benchmarks: Sequence[str] = ("hum
                          llm_store=str(store_dir or ""))
     t0 = time.perf_counter()
     skipped_rows: list[RowSkipped] = []
-    loaded = load_benchmarks(req, sample=sample, seed=seed, require_tasks=True, skipped=skipped_rows)
+    loaded = load_benchmarks(req, sample=sample, seed=seed, require_tasks=True, skipped=skipped_rows, progress=progress)
     _source_notes(report, loaded, skipped_rows)
     t_load = time.perf_counter() - t0
     rows_by_bench: dict[str, list[dict]] = {}

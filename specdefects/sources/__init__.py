@@ -100,6 +100,9 @@ def load_benchmark(benchmark: str, source: str | None, options: dict,
         raise SourceError(f"{benchmark}: cannot read {source or 'the default source'}: a truncated or corrupted "
                          f"compressed file ({e})") from None
     except (FileNotFoundError, OSError) as e:
+        if isinstance(e, SpecDefectsInputError):  # a loader's own error (a SourceNotFoundError): it names the
+            said = str(e)                          # file, and often the benchmark ("livecodebench: livecodebench:")
+            raise SourceError(said if said.startswith(f"{benchmark}:") else f"{benchmark}: {said}") from None
         raise SourceError(f"{benchmark}: cannot read {source or 'the default source'}: {e}") from None
     except ValueError as e:  # RecordError included: it names the row
         said = str(e)
