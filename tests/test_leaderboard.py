@@ -317,6 +317,30 @@ def test_the_app_reads_its_columns_from_one_table():
     assert set(app.FOLLOW_ONE_DECIMAL) == {c.label for c in results.FOLLOW_TABLE if c.decimals == 1}
 
 
+def test_a_refused_submission_shows_its_quotes_as_quotes_and_html_as_text(tmp_path):
+    """The Submit tab's message said "invalid model id &#x27;../../etc/passwd&#x27;": the quote was made an
+    HTML entity and then its '#' escaped as Markdown, so the entity itself was shown."""
+    import html
+    import re
+
+    from specdefects.leaderboard.app import _handlers
+    markdown_it = pytest.importorskip("markdown_it")  # what renders the message, as gr.Markdown does
+    store = LocalStore(tmp_path / "store")
+    submit = _handlers(store, None)[2]
+
+    def shown(md: str) -> str:  # the text a reader sees: no element made from the message, entities decoded
+        rendered = markdown_it.MarkdownIt("commonmark").render(md)
+        assert not re.search(r"<(?!/?(p|strong)>)", rendered), rendered
+        return html.unescape(re.sub(r"<[^>]+>", "", rendered)).strip()
+
+    msg, _ = submit("../../etc/passwd", "", "bfloat16", "pretrained", False, "")
+    assert "&#" not in msg and "&\\#" not in msg, msg
+    assert shown(msg).startswith("✖ Not submitted: invalid model id '../../etc/passwd': expected ORG/NAME"), shown(msg)
+    msg, _ = submit("org/x", "", "bfloat16", "pretrained", False, "<img src=x onerror=alert(1)> & \"me\"")
+    assert "submitter must not contain HTML or script ('<', '>', 'javascript:', 'on...=')" in shown(msg)
+    assert store.list_requests() == []
+
+
 def test_release_puts_a_request_back_without_using_an_attempt(tmp_path):
     """The Hub unreachable or the worker stopped says nothing about the model: the request goes back to
     PENDING with the reason, as often as it happens, and is never failed as "abandoned" for it."""

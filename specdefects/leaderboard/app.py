@@ -39,8 +39,10 @@ _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>])")
 
 
 def escape_md(text: str) -> str:
-    """User- or file-provided text made inert for gr.Markdown: HTML escaped, Markdown punctuation too."""
-    return _MD_SPECIAL.sub(r"\\\1", html.escape(str(text), quote=True))
+    """User- or file-provided text made inert for gr.Markdown: HTML escaped, Markdown punctuation too.
+    Quotes are left as they are: outside a tag (and no tag can open: ``<`` is escaped) they are plain
+    text, and their entity ``&#x27;`` had its ``#`` escaped as Markdown, so it showed as "&#x27;"."""
+    return _MD_SPECIAL.sub(r"\\\1", html.escape(str(text), quote=False))
 
 
 def robustness_types() -> list[str]:
