@@ -57,13 +57,17 @@ def test_choose_thresholds_keeps_the_clean_share_and_no_other_point_of_the_grid_
         choose_thresholds(probs, y, allowed, 1.0)
 
 
-def test_the_clean_share_is_averaged_over_benchmarks():
+def test_the_clean_share_is_the_lowest_benchmarks():
+    """An average would pass a detector that flags one benchmark's clean descriptions at twice the target
+    while it leaves another's all clean: every benchmark must keep the share."""
     from specdefects.validator.decision import share_clean
     y = ["clean"] * 104
     pred = ["clean"] * 100 + ["SF"] * 4  # MBPP's 100 all unflagged, HumanEval's 4 all flagged
     groups = ["mbpp"] * 100 + ["humaneval"] * 4
     assert share_clean(pred, y) == pytest.approx(100 / 104)
-    assert share_clean(pred, y, groups) == pytest.approx(0.5)
+    assert share_clean(pred, y, groups) == pytest.approx(0.0)
+    pred = ["clean"] * 90 + ["SF"] * 10 + ["clean"] * 4  # MBPP at 90 %, HumanEval at 100 %: mean 95 %
+    assert share_clean(pred, y, groups) == pytest.approx(0.90)
 
 
 def test_decide_needs_the_class_threshold_and_for_lv_and_sf_the_evidence():

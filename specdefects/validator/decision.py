@@ -17,8 +17,10 @@ one edit from a very common word or from a word the text spells right elsewhere:
 is SF whatever the probabilities say, since a reader sees it as an error where a trained detector, used
 to contest statements full of names and terms, may hesitate. :func:`choose_thresholds` picks the three
 thresholds on the *validation* split, so the test split stays untouched: the best Matthews correlation
-among the thresholds that leave a target share (95 %) of its clean descriptions unflagged, the share averaged over benchmarks so that
-HumanEval's docstrings count as much as MBPP's far more numerous one-line requests. A detector folder
+among the thresholds that leave a target share (95 %) of the clean descriptions of *every* benchmark
+unflagged: an average would let one benchmark's clean descriptions be flagged at twice the target where
+another's are all left clean (a detector trained on all three flagged 10 % of LiveCodeBench's test
+originals that way, none of them a defect to a blind reader). A detector folder
 records them in ``specdefects_validator.json`` under ``operating_point``; ``check --threshold T``
 replaces them with one threshold on ``P(defect) = 1 - P(clean)`` (the evidence rule still holds) and
 ``--argmax`` with the plain likeliest class. :func:`reliability` is the calibration view of
@@ -167,13 +169,13 @@ def resolve_threshold(detector, threshold: float | None = None, argmax: bool = F
 
 
 def share_clean(labels: Sequence[str], y: Sequence[str], groups: Sequence[str] | None = None) -> float:
-    """The share of the clean rows left unflagged, averaged over ``groups`` (each row's benchmark)."""
+    """The share of the clean rows left unflagged in the group (each row's benchmark) where it is lowest."""
     lab, y = np.asarray(labels), np.asarray(y)
     g = np.asarray(list(groups) if groups is not None else [""] * len(y))
     parts = [np.mean(lab[(y == "clean") & (g == k)] == "clean") for k in dict.fromkeys(g[y == "clean"].tolist())]
     if not parts:
         raise SpecDefectsInputError("no clean rows to choose the operating point on")
-    return float(np.mean(parts))
+    return float(min(parts))
 
 
 def _mcc(y: np.ndarray, pred: np.ndarray) -> float:
@@ -184,7 +186,7 @@ def _mcc(y: np.ndarray, pred: np.ndarray) -> float:
 def choose_thresholds(probs, y: Sequence[str], allowed=None, specificity: float = 0.95,
                       groups: Sequence[str] | None = None, decided: Sequence[str] | None = None) -> dict[str, float]:
     """Per-defect thresholds (see the module's docstring): among those of :data:`GRID` that leave at
-    least ``specificity`` of the clean rows unflagged (averaged over ``groups``), the ones with the
+    least ``specificity`` of the clean rows of every one of ``groups`` unflagged, the ones with the
     best Matthews correlation over the four classes; ties go to the higher thresholds (fewer flags)."""
     if not 0.0 < specificity < 1.0:
         raise SpecDefectsInputError(f"specificity must be strictly between 0 and 1, got {specificity}")
@@ -256,7 +258,7 @@ def set_operating_point(folder, validation: dict, specificity: float = 0.95) -> 
                   "the text spells right elsewhere)",
           "target_specificity": specificity,
           "chosen_on": f"validation split, {len(texts)} descriptions ({len(clean)} clean"
-                       + (": the share left unflagged averaged over benchmarks, "
+                       + (": the share left unflagged in each benchmark, "
                           + ", ".join(f"{b} {n}" for b, n in counts.items()) if len(counts) > 1 else "") + ")",
           "validation": {"mcc": round(_mcc(np.asarray(y), np.asarray(pred)), 4),
                          "clean_unflagged": round(share_clean(pred, y, groups), 4)}}
