@@ -54,6 +54,7 @@ from ._common import (
     protected_spans,
     rng_for,
     run_guarded,
+    sentence_spans,
 )
 from .lexicon import (
     ACTION_VERBS,
@@ -212,9 +213,7 @@ CHARACTER_CLASS = re.compile(r"\b(?:letters?|characters?|alphabets?|uppercase|lo
 
 
 def _sentence_of(desc: str, at: int) -> str:
-    start = max(desc.rfind(c, 0, at) for c in ".!?\n") + 1
-    ends = [i for i in (desc.find(c, at) for c in ".!?\n") if i >= 0]
-    return desc[start:min(ends) if ends else len(desc)]
+    return next((desc[s:e] for s, e in sentence_spans(desc) if s <= at < e), desc)
 
 
 def _sense_refused(desc: str, m: re.Match, lw: str, names: frozenset[str], before: str) -> bool:
