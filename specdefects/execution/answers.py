@@ -41,21 +41,10 @@ LOGGED_TEST_CHARS = 2_000
 PROGRAM = "program"  # score_answers style of an item whose answer is already the program: run as is
 
 
-def defines(code: str, name: str) -> bool:
-    """Whether ``code`` binds ``name`` at top level as a function: ``def``, ``name = lambda ...`` or
-    another assignment, ``from m import f as name``, or a method of a top-level class
-    (LiveCodeBench's ``class Solution``); see :func:`specdefects.execution.sanitize.binds`."""
-    return binds(code, name)
-
-
-def names_tests_need(task: Task) -> frozenset[str]:
-    """The names the task's test program takes from the answer's globals (MBPP's ``Node`` class,
-    HumanEval/32's ``poly``), so that extraction keeps them with the entry point."""
-    return _free_names(task.test_code) if task.test_code.strip() else frozenset()
-
-
 @lru_cache(maxsize=512)
-def _free_names(test_code: str) -> frozenset[str]:
+def names_tests_need(test_code: str) -> frozenset[str]:
+    """The names a task's test program takes from the answer's globals (MBPP's ``Node`` class,
+    HumanEval/32's ``poly``), so that extraction keeps them with the entry point."""
     return frozenset(free_names(test_code))
 
 
@@ -91,8 +80,8 @@ def prepare_answer(completion: Any, task: Task, style: str) -> tuple[str | None,
         return None, answer_failure("no code found in the completion (no ```python block, no definition)")
     # instruct answers must hold the whole function (EvalPlus): no gluing onto the prompt
     code = extract_code(completion, task.entry_point, task.prompt, style="chat" if style == "instruct" else "auto",
-                        needed=names_tests_need(task))
-    if task.test_kind == "function" and style == "instruct" and code.strip() and not defines(code, task.entry_point):
+                        needed=names_tests_need(task.test_code))
+    if task.test_kind == "function" and style == "instruct" and code.strip() and not binds(code, task.entry_point):
         # a chat answer must define the function; a completion continues the prompt's definition
         return None, answer_failure(f"no function named {task.entry_point!r} in the extracted code", code)
     if not code.strip() or (task.prompt and code.strip() == task.prompt.strip()):
@@ -103,12 +92,11 @@ def prepare_answer(completion: Any, task: Task, style: str) -> tuple[str | None,
         return None, answer_failure(f"extracted code does not parse: {e.msg} (line {e.lineno})", code, status="error")
     except ValueError as e:  # NUL bytes
         return None, answer_failure(f"extracted code does not parse: {e}", code, status="error")
-    if task.test_kind == "function" and not defines(code, task.entry_point):
+    if task.test_kind == "function" and not binds(code, task.entry_point):
         return None, answer_failure(f"no function named {task.entry_point!r} in the extracted code", code)
     if task.benchmark == "livecodebench":  # its harness's header, which the benchmark module owns
         return livecodebench.ANSWER_HEADER + code, None
     return code, None
-
 
 
 def _reason(res) -> str:

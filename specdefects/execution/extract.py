@@ -31,7 +31,7 @@ import ast
 import re
 from collections.abc import Iterable
 
-from .sanitize import binds, keep_needed
+from .sanitize import _is_main_guard, _segment, binds, keep_needed
 
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+.-]*)[^\n]*\n(.*?)(?:```|\Z)", re.S)
 _PYTAG = re.compile(r"\[PYTHON\](.*?)(?:\[/PYTHON\]|\Z)", re.S | re.I)
@@ -53,10 +53,7 @@ def extract_code(completion, entry_point: str = "", prompt: str = "", style: str
 
 
 def _extract(completion, entry_point: str, prompt: str, style: str, needed: frozenset[str]) -> str:
-    if completion is None:
-        completion = ""
-    if not isinstance(completion, str):
-        completion = str(completion)
+    completion = "" if completion is None else str(completion)
     if style not in _STYLES:
         style = "auto"
     text = completion.replace("\r\n", "\n")
@@ -93,27 +90,18 @@ def _blocks(text: str) -> list[str]:
     return [b for b in tagged + py if b.strip()]
 
 
-def _defines(code: str, entry_point: str) -> bool:
-    return binds(code, entry_point)
-
-
 def _choose(blocks: list[str], entry_point: str) -> str:
-    defining = [b for b in blocks if _defines(b, entry_point)]
-    pool = defining or blocks
-    return max(pool, key=len)
+    return max([b for b in blocks if binds(b, entry_point)] or blocks, key=len)
 
 
 def _looks_like_continuation(code: str, entry_point: str, prompt: str) -> bool:
-    if not prompt or not entry_point:
+    """Whether ``code`` continues the prompt: only when the prompt defines the entry point (it ends
+    inside the function, HumanEval style), and then when ``code`` starts indented (a function body)
+    or never binds the name itself."""
+    if not prompt or not entry_point or not binds(prompt, entry_point):
         return False
     first = next((ln for ln in code.split("\n") if ln.strip()), "")
-    if first[:1] in (" ", "\t") and _defines(prompt, entry_point):
-        return True  # a function body: the model continued the prompt
-    if _defines(code, entry_point):
-        return False
-    # a chat answer that never names the function but holds code: treat as body only when
-    # the prompt ends inside the function (HumanEval style)
-    return bool(_defines(prompt, entry_point))
+    return first[:1] in (" ", "\t") or not binds(code, entry_point)
 
 
 # --------------------------------------------------------------------------- completion style
@@ -125,7 +113,7 @@ def _finish_completion(prompt: str, completion: str, entry_point: str) -> str:
     lines = completion.split("\n")
     keep: list[str] = []
     ep_def = re.compile(rf"^(async\s+)?def\s+{re.escape(entry_point)}\s*\(") if entry_point else None
-    prompt_defines = bool(entry_point) and _defines(prompt, entry_point)
+    prompt_defines = bool(entry_point) and binds(prompt, entry_point)
     in_string = False
     for i, ln in enumerate(lines):
         if i == 0 or in_string or ln.strip() == "" or ln[:1] in (" ", "\t", ")", "]", "}"):
@@ -176,21 +164,8 @@ def _without_test_statements(code: str) -> str:
         return code
     lines = code.split("\n")
     kept = [_segment(lines, node) for node in tree.body
-            if not isinstance(node, (ast.Expr, ast.Assert))
-            and not (isinstance(node, ast.If) and _is_main_guard(node.test))]
+            if not isinstance(node, (ast.Expr, ast.Assert)) and not _is_main_guard(node)]
     return "\n".join(kept).rstrip() + "\n"
-
-
-def _is_main_guard(test: ast.AST) -> bool:
-    return (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__")
-
-
-def _segment(lines: list[str], node: ast.AST) -> str:
-    start = node.lineno
-    for d in getattr(node, "decorator_list", []) or []:
-        start = min(start, d.lineno)
-    end = getattr(node, "end_lineno", None) or node.lineno
-    return "\n".join(lines[start - 1:end])
 
 
 def _prompt_preamble(prompt: str, entry_point: str, body: str) -> str:
@@ -220,7 +195,7 @@ def _prompt_preamble(prompt: str, entry_point: str, body: str) -> str:
             if seg.strip() not in body:
                 out.append(seg)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            if node.name != entry_point and node.name not in defined and not _defines(_segment(lines, node),
+            if node.name != entry_point and node.name not in defined and not binds(_segment(lines, node),
                                                                                           entry_point):
                 out.append(_segment(lines, node))
     return "\n".join(out) + "\n" if out else ""
