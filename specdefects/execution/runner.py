@@ -33,6 +33,7 @@ the sandbox/runner itself failed - ``stderr`` says which).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -41,8 +42,8 @@ import secrets
 import threading
 import time
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from ..errors import SpecDefectsInputError
@@ -52,16 +53,10 @@ from .verdict import HarnessReport, function_verdict, short, stdin_verdict
 
 log = logging.getLogger(__name__)
 
-_HARNESS_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_harness.py")
-_harness_src: str | None = None
 
-
+@functools.cache
 def _harness_source() -> str:
-    global _harness_src
-    if _harness_src is None:
-        with open(_HARNESS_PATH, encoding="utf-8") as f:
-            _harness_src = f.read()
-    return _harness_src
+    return (Path(__file__).resolve().parent / "_harness.py").read_text(encoding="utf-8")
 
 
 # --------------------------------------------------------------------------- helpers
@@ -165,10 +160,6 @@ def _fill_key(task: Task) -> str:
     return h.hexdigest()
 
 
-def _needs_fill(task: Task) -> bool:
-    return any(c.output is None for c in task.tests)
-
-
 def _needs_reference_run(task: Task) -> bool:
     """Whether the reference must run first: for the cases' missing outputs, or (a function task)
     for its time on each case, the base of the per-input limits, when that is not known yet."""
@@ -176,7 +167,7 @@ def _needs_reference_run(task: Task) -> bool:
         return False
     untimed = (task.test_kind == "function" and bool(task.tests)
                and not isinstance(task.metadata.get("reference_case_seconds"), list))
-    return _needs_fill(task) or untimed
+    return untimed or any(c.output is None for c in task.tests)
 
 
 def _compute_expected(task: Task, limits: Limits, sb: Sandbox) -> tuple[list[str | None], float, list[float | None]]:
@@ -288,32 +279,13 @@ def worker_count(workers: int | None) -> int:
 
 
 def _map(fn, items: list, workers: int | None, progress: bool, desc: str) -> list:
+    """``fn`` on each item, in order, on ``workers`` threads (in this thread when one will do)."""
+    from tqdm.auto import tqdm  # lazy: the progress bar only
+    from tqdm.contrib.concurrent import thread_map
     workers = worker_count(workers)
-    bar = None
-    if progress:
-        try:
-            from tqdm.auto import tqdm  # optional, progress bar only: imported where a bar is asked for
-            bar = tqdm(total=len(items), desc=desc, unit="prog")
-        except Exception:
-            bar = None
-    results: list = [None] * len(items)
-
-    def one(i):
-        results[i] = fn(items[i])
-        if bar is not None:
-            bar.update(1)
-
-    try:
-        if workers == 1 or len(items) <= 1:
-            for i in range(len(items)):
-                one(i)
-        else:
-            with ThreadPoolExecutor(max_workers=workers) as ex:
-                list(ex.map(one, range(len(items))))
-    finally:
-        if bar is not None:
-            bar.close()
-    return results
+    if workers == 1 or len(items) <= 1:
+        return [fn(item) for item in tqdm(items, desc=desc, unit="prog", disable=not progress)]
+    return thread_map(fn, items, max_workers=workers, desc=desc, unit="prog", disable=not progress)
 
 
 def run_batch(items: Iterable[Sequence], workers: int | None = None, limits: Limits | None = None, sandbox=None,
@@ -339,7 +311,7 @@ def run_batch(items: Iterable[Sequence], workers: int | None = None, limits: Lim
             sid = seen.get(uid, 0)
             seen[uid] = sid + 1
         norm.append((task, program, sid))
-    need = [t for t, _, _ in norm if isinstance(t, Task) and _needs_reference_run(t)]
+    need = [t for t, _, _ in norm if _needs_reference_run(t)]
     if need:
         filled = {id(t): f for t, f in zip(need, fill_expected(need, limits, sb, workers, progress=False))}
         norm = [(filled.get(id(t), t), p, s) for t, p, s in norm]
