@@ -30,6 +30,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import fcntl
+import functools
 import json
 import os
 import queue
@@ -52,21 +53,18 @@ UID_RANGE = 1000
 _WORKER_SOURCE_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_worker.py")
 _KILL = "/bin/kill"
 
-_FLAGS: dict[str, list[str]] = {}
 
-
+@functools.cache
 def interpreter_flags(python: str) -> list[str]:
     """``-s -P`` (no user site, no script folder on sys.path): ``-I`` without ``-E``, so that the
     environment we build (PYTHONHASHSEED above) is read. ``-I`` where -P is unknown (Python < 3.11):
     isolated, with a random hash seed."""
-    if python not in _FLAGS:
-        try:
-            ok = subprocess.run([python, "-s", "-P", "-c", "pass"], capture_output=True, timeout=30,
-                                env=minimal_env()).returncode == 0
-        except (OSError, subprocess.SubprocessError):
-            ok = False
-        _FLAGS[python] = ["-s", "-P"] if ok else ["-I"]
-    return _FLAGS[python]
+    try:
+        ok = subprocess.run([python, "-s", "-P", "-c", "pass"], capture_output=True, timeout=30,
+                            env=minimal_env()).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        ok = False
+    return ["-s", "-P"] if ok else ["-I"]
 
 
 def kill_uid(uid: int, python: str, wait_s: float = 10.0) -> None:
@@ -152,9 +150,7 @@ class Slot:
         with open(_WORKER_SOURCE_PATH) as f:
             src = f.read()
         cmd = sb.worker_command(src, self)
-        kw = {}
-        if self.lease:
-            kw = dict(user=self.uid, group=self.uid, extra_groups=[])
+        kw = dict(user=self.uid, group=self.uid, extra_groups=[]) if self.lease else {}
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.logf,
                                      env=minimal_env(), cwd="/", start_new_session=True, close_fds=True,
                                      bufsize=0, **kw)

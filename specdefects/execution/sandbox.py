@@ -73,16 +73,12 @@ def get_sandbox(kind: str | Sandbox = "auto", **kw) -> Sandbox:
     if kw:
         return PROVIDERS[_auto_choice() if kind == "auto" else kind](**kw)
     with _SHARED_LOCK:
-        if kind not in _SHARED:
-            _SHARED[kind] = get_sandbox_unlocked(_auto_choice() if kind == "auto" else kind)
+        if kind not in _SHARED:  # "auto" shares the instance of the provider it picks
+            name = _auto_choice() if kind == "auto" else kind
+            if name not in _SHARED:
+                _SHARED[name] = PROVIDERS[name]()
+            _SHARED[kind] = _SHARED[name]
         return _SHARED[kind]
-
-
-def get_sandbox_unlocked(kind: str) -> Sandbox:
-    """The shared instance of provider ``kind`` (a registered name); the caller holds the lock."""
-    if kind not in _SHARED:
-        _SHARED[kind] = PROVIDERS[kind]()
-    return _SHARED[kind]
 
 
 __all__ = ["Sandbox", "BwrapSandbox", "RlimitSandbox", "WorkerSandbox", "Limits", "ProgramResult", "SandboxError",

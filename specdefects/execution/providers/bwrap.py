@@ -11,6 +11,7 @@ other processes and the host file system).
 
 from __future__ import annotations
 
+import functools
 import os
 
 from ..base import minimal_env, register
@@ -63,18 +64,10 @@ class BwrapSandbox(WorkerSandbox):
         return b + [self.python, *interpreter_flags(self.python), "-c", worker_source, "/tmp", "all", "/dev/shm"]
 
 
-_BWRAP_PROBE: tuple[bool, str] | None = None
-
-
-def bwrap_available(refresh: bool = False) -> tuple[bool, str]:
-    """Whether bubblewrap can create its namespaces here (and why not); probed once."""
-    global _BWRAP_PROBE
-    if _BWRAP_PROBE is None or refresh:
-        _BWRAP_PROBE = _probe_bwrap()
-    return _BWRAP_PROBE
-
-
-def _probe_bwrap() -> tuple[bool, str]:
+@functools.cache
+def bwrap_available() -> tuple[bool, str]:
+    """Whether bubblewrap can create its namespaces here (and why not); probed once
+    (``bwrap_available.cache_clear()`` probes again)."""
     if not os.path.exists(BWRAP):
         return False, f"{BWRAP} not found (apt-get install bubblewrap)"
     try:
