@@ -122,9 +122,7 @@ def _sleepers(marker: str) -> list[int]:
 
 def _gone(marker: str, within_s: float) -> bool:
     """Whether no ``sleep MARKER`` is left on the host within ``within_s``; kills those that are."""
-    end = time.monotonic() + within_s
-    while _sleepers(marker) and time.monotonic() < end:
-        time.sleep(0.05)
+    _wait_for(lambda: not _sleepers(marker), within_s)
     left = _sleepers(marker)
     for pid in left:  # our own marker processes: do not leave them behind
         with contextlib.suppress(OSError):
@@ -394,22 +392,20 @@ def _wait_for(cond: Callable[[], object], within_s: float) -> bool:
 
 # --------------------------------------------------------------------------- running them
 
-def _secret_env(canary: str) -> dict[str, str | None]:
-    """Put the canary in this process's environment; returns what to restore."""
-    saved = {"SPECDEFECTS_SELF_CHECK_SECRET": os.environ.get("SPECDEFECTS_SELF_CHECK_SECRET")}
-    os.environ["SPECDEFECTS_SELF_CHECK_SECRET"] = canary
-    if "HF_TOKEN" not in os.environ:
-        saved["HF_TOKEN"] = None
-        os.environ["HF_TOKEN"] = canary
-    return saved
-
-
-def _restore_env(saved: dict[str, str | None]) -> None:
-    for k, v in saved.items():
-        if v is None:
-            os.environ.pop(k, None)
-        else:
-            os.environ[k] = v
+@contextlib.contextmanager
+def _secret_env(canary: str):
+    """The canary in this process's environment (as ``HF_TOKEN`` too, when unset) while it runs."""
+    names = ["SPECDEFECTS_SELF_CHECK_SECRET"] + ([] if "HF_TOKEN" in os.environ else ["HF_TOKEN"])
+    saved = {k: os.environ.get(k) for k in names}
+    os.environ.update(dict.fromkeys(names, canary))
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 def _one(ctx: _Context, name: str, declared: frozenset[str]) -> CheckResult:
@@ -437,8 +433,7 @@ def self_check(provider: str, checks: list[str] | None = None) -> SelfCheckRepor
     if not ok:
         return SelfCheckReport(provider, available=False, why_unavailable=why)
     canary = "specdefects-canary-" + secrets.token_hex(16)
-    saved = _secret_env(canary)
-    try:
+    with _secret_env(canary):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # the rlimit provider's warning: declared below
             sb = cls()
@@ -452,8 +447,6 @@ def self_check(provider: str, checks: list[str] | None = None) -> SelfCheckRepor
         finally:
             sb.close()
             ctx.cleanup()
-    finally:
-        _restore_env(saved)
     return SelfCheckReport(provider, isolation=sb.isolation, not_isolated=sorted(declared), checks=results)
 
 
