@@ -1,4 +1,5 @@
-"""``specdefects leaderboard serve|submit|run-queue|upload-results|list`` (wired into specdefects.cli).
+"""``specdefects leaderboard serve|submit|run-queue|upload-results|list`` (wired into specdefects.cli,
+which reports a failing store or Hub, like any SpecDefectsError, as one line).
 
 Each command imports what it runs inside its function (gradio, the Hub client, lm-eval), so that the
 parser costs nothing when another ``specdefects`` command runs."""
@@ -12,20 +13,6 @@ import sys
 from ..errors import SpecDefectsInputError, path_arg
 
 
-def _one_line(fn):
-    """Hub failures (RuntimeError) become the one-line ValueError that specdefects.cli reports."""
-    import functools
-
-    @functools.wraps(fn)
-    def wrapper(args):
-        from ..hub import HubError
-        try:
-            return fn(args)
-        except HubError as e:
-            raise SpecDefectsInputError(str(e)) from None
-    return wrapper
-
-
 def _store(args, must_exist: bool = False):
     from .store import open_store
     _say_store_warnings_once()
@@ -33,8 +20,7 @@ def _store(args, must_exist: bool = False):
 
 
 def _say_store_warnings_once() -> None:
-    """The store's warnings (a request file skipped) on stderr, once each, as "warning: ..." (without a
-    handler Python's last-resort one printed them bare, and the command printed them again)."""
+    """The store's warnings (a request file skipped) on stderr, once each, as "warning: ..."."""
     import logging
     log = logging.getLogger("specdefects.leaderboard")
     if not any(getattr(h, "_specdefects_cli", False) for h in log.handlers):
@@ -46,7 +32,6 @@ def _say_store_warnings_once() -> None:
         log.propagate = False
 
 
-@_one_line
 def cmd_serve(args) -> int:
     from .app import launch
     if args.port is not None and not (0 < args.port < 65536):
@@ -56,7 +41,6 @@ def cmd_serve(args) -> int:
     return 0
 
 
-@_one_line
 def cmd_submit(args) -> int:
     from .submissions import make_request
     if args.revision is not None and not args.revision.strip():
@@ -76,7 +60,6 @@ def cmd_submit(args) -> int:
 EXIT_RETRY_LATER = 75  # EX_TEMPFAIL (sysexits.h): nothing failed for good, try again later
 
 
-@_one_line
 def cmd_run_queue(args) -> int:
     """Exit 0 when every request handled finished, 1 when one FAILED, 75 (EX_TEMPFAIL) when one was put
     back PENDING because the Hub could not be reached; Ctrl-C / SIGTERM put the running one back too."""
@@ -103,7 +86,6 @@ def cmd_run_queue(args) -> int:
     return EXIT_RETRY_LATER if any(s == REQUEUED for _, s in done) else 0
 
 
-@_one_line
 def cmd_upload_results(args) -> int:
     from .results import upload_results
     store = _store(args)
@@ -135,7 +117,6 @@ def cmd_publish_evaluated(args) -> int:
     return 0
 
 
-@_one_line
 def cmd_list(args) -> int:
     store = _store(args, must_exist=True)
     reqs = store.list_requests()
