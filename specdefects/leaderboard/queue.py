@@ -215,10 +215,9 @@ def worker_name() -> str:
 
 def check_queue_times(poll_interval: float = 60.0, lease_s: float = 600.0, hub_retry_s: float = HUB_RETRY_S,
                       timeout_s: float | None = None) -> None:
-    """The worker's times are finite seconds, the waits a week at most: ``--poll-interval nan`` or ``inf``
-    ended in time.sleep's traceback once the queue was empty, and a NaN lease or retry time was written
-    into the request, where no comparison with the clock is ever true. (An evaluation's ``--timeout`` may
-    be longer than a week: a large model on a CPU.)"""
+    """The worker's times are finite seconds, the waits a week at most (time.sleep fails on NaN and
+    infinity, and a NaN lease or retry time written into a request is never past). An evaluation's
+    ``--timeout`` may be longer than a week: a large model on a CPU."""
     from ..errors import SpecDefectsInputError
     from ..execution.base import MAX_SECONDS
     for flag, value, least, most in (("--poll-interval", poll_interval, None, MAX_SECONDS),
@@ -227,9 +226,8 @@ def check_queue_times(poll_interval: float = 60.0, lease_s: float = 600.0, hub_r
                                      ("--timeout", timeout_s, None, math.inf)):
         if value is None and flag == "--timeout":
             continue
-        number = isinstance(value, (int, float)) and not isinstance(value, bool)
-        if not number or not (value > 0 if least is None else value >= least) or not value < math.inf \
-                or value > most:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+                or not (value > 0 if least is None else value >= least) or value > most:
             kind = "a positive number of seconds" if least is None else "0 or more seconds"
             week = f", at most a week ({most:.0f})" if most < math.inf else ""
             raise SpecDefectsInputError(f"{flag} must be {kind}{week}, got {value!r}")

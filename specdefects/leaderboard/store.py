@@ -283,9 +283,8 @@ class LocalStore(LeaderboardStore):
         return None
 
     def _fail_abandoned(self, r: dict, n: int) -> None:
-        c = Claim(r, "queue", n, 0)
         msg = f"abandoned: {n} worker(s) took this request and never completed it"
-        self._complete(c, "FAILED", error=msg, check_attempt=False)
+        self._complete(Claim(r, "queue", n, 0), "FAILED", error=msg, check_attempt=False)
 
     def _holds(self, claim: Claim) -> bool:
         return self._attempts(claim.id) == claim.attempt and not self._done_path(claim.id).exists() \
@@ -519,20 +518,20 @@ class HubStore(LeaderboardStore):
         if status not in ("FINISHED", "FAILED"):
             raise SpecDefectsInputError(f"complete with FINISHED or FAILED, not {status}")
 
-        def attempt(st, err):
+        def attempt():
             sha, r = self._held(claim)
             if r is None:
                 return False
             r.update({k: claim.request[k] for k in ("params", "license") if claim.request.get(k) is not None})
-            r.update(status=st, error=err, finished_time=now_iso())
-            if st == "FINISHED":
+            r.update(status=status, error=error, finished_time=now_iso())
+            if status == "FINISHED":
                 r["results"] = f"{claim.id}/results.json"
-            self._write(r, sha, f"{st.title()} {claim.id}")
+            self._write(r, sha, f"{status.title()} {claim.id}")
             claim.request = r
             return True
 
         # the conditional request commit decides who completes; the results follow it
-        if not self._retrying(lambda: attempt(status, error)):
+        if not self._retrying(attempt):
             return False
         if status == "FINISHED":
             try:
@@ -612,20 +611,18 @@ LOCK_WAIT_ENV = "SPECDEFECTS_LOCK_WAIT_S"  # seconds a submit waits for the stor
 
 def _wait_for_lock(f, path: Path, fcntl) -> None:
     wait_s = env_number(LOCK_WAIT_ENV, 60.0)
-    try:
-        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        return
-    except BlockingIOError:
-        print(f"waiting for the store's submit lock {path} (another submit holds it; at most {wait_s:.0f} s)",
-              file=sys.stderr, flush=True)
-    deadline = time.monotonic() + wait_s
+    deadline = None
     while True:
         try:
             fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
             return
         except BlockingIOError:
-            if time.monotonic() >= deadline:
+            if deadline is None:
+                print(f"waiting for the store's submit lock {path} (another submit holds it; at most {wait_s:.0f} s)",
+                      file=sys.stderr, flush=True)
+                deadline = time.monotonic() + wait_s
+            elif time.monotonic() >= deadline:
                 raise SpecDefectsRuntimeError(f"gave up after {wait_s:.0f} s waiting for the submit lock {path}: another "
-                                 f"submit holds it; try again (a stale lock is released when its process ends)") \
-                    from None
+                                              f"submit holds it; try again (a stale lock is released when its process "
+                                              f"ends)") from None
             time.sleep(0.2)
