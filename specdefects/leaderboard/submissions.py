@@ -103,19 +103,15 @@ def validate_request(req: dict) -> dict:
     out = dict(req)
     out["model"] = check_model_id(req.get("model"))
     out["revision"] = check_revision(req.get("revision"))
-    precision = req.get("precision") or "bfloat16"
-    if precision not in PRECISIONS:
-        raise SubmissionError(f"unknown precision {str(precision)[:40]!r}; choose from {', '.join(PRECISIONS)}")
-    model_type = req.get("model_type") or "pretrained"
-    if model_type not in MODEL_TYPES:
-        raise SubmissionError(f"unknown model type {str(model_type)[:40]!r}; choose from {', '.join(MODEL_TYPES)}")
-    backend = req.get("backend") or "vllm"
-    if backend not in BACKENDS:
-        raise SubmissionError(f"unknown backend {str(backend)[:40]!r}; choose from {', '.join(BACKENDS)}")
+    for key, default, choices in (("precision", "bfloat16", PRECISIONS), ("model_type", "pretrained", MODEL_TYPES),
+                                  ("backend", "vllm", BACKENDS)):
+        out[key] = req.get(key) or default
+        if out[key] not in choices:
+            raise SubmissionError(f"unknown {key.replace('_', ' ')} {str(out[key])[:40]!r}; "
+                                  f"choose from {', '.join(choices)}")
     if not isinstance(req.get("chat_template", False), bool):
         raise SubmissionError("chat_template must be true or false")
-    out.update(precision=precision, model_type=model_type, backend=backend,
-               chat_template=bool(req.get("chat_template", False)),
+    out.update(chat_template=bool(req.get("chat_template", False)),
                submitter=_text("submitter", req.get("submitter"), max_len=100) or "anonymous",
                status=req.get("status") or "PENDING")
     if out["status"] not in STATUSES:
