@@ -13,9 +13,7 @@ import re
 
 from ..vocabulary import benchmarks as spec_benchmarks
 from .results import (
-    DETECTOR_COLUMNS,
     DETECTOR_TABLE,
-    FOLLOW_COLUMNS,
     FOLLOW_TABLE,
     QUEUE_COLUMNS,
     SOURCE_LABEL,
@@ -23,6 +21,7 @@ from .results import (
     detectors_frame,
     follow_frame,
     heatmap_figure,
+    labels,
     load_board,
     queue_frame,
     robustness_columns,
@@ -133,21 +132,18 @@ def _handlers(store, published):
         try:
             req = make_request(model, revision or None, precision, model_type, bool(chat), submitter or "anonymous")
             store.submit(req)
+            msg = (f"✔ Submitted **{escape_md(req['model'])}** at revision {escape_md(req['revision'])} in "
+                   f"{escape_md(req['precision'])}: PENDING (request {escape_md(req['id'])}). See the Queue tab.")
         except SubmissionError as e:
-            return f"✖ **Not submitted:** {escape_md(e)}", queue_frame(_safe_requests())
+            msg = f"✖ **Not submitted:** {escape_md(e)}"
         except Exception as e:  # noqa: BLE001
             log.exception("submission failed")
-            return f"✖ **Not submitted:** {escape_md(type(e).__name__)}: {escape_md(e)}", queue_frame(
-                _safe_requests())
-        return (f"✔ Submitted **{escape_md(req['model'])}** at revision {escape_md(req['revision'])} in "
-                f"{escape_md(req['precision'])}: PENDING (request {escape_md(req['id'])}). See the Queue tab.",
-                queue_frame(_safe_requests()))
-
-    def _safe_requests():
+            msg = f"✖ **Not submitted:** {escape_md(type(e).__name__)}: {escape_md(e)}"
         try:
-            return store.list_requests()
+            requests = store.list_requests()
         except Exception:  # noqa: BLE001
-            return []
+            requests = []
+        return msg, queue_frame(requests)
 
     return refresh, refilter, submit
 
@@ -170,27 +166,11 @@ def _robustness_tab(gr):
     return [search, sizes, types, sources, benches], rob
 
 
-def _heatmap_tab(gr):
-    """Figure 2: the drop heatmap's plot."""
-    with gr.Tab("Drop heatmap", id="heatmap"):
-        plot = gr.Plot(label="Figure 2", elem_id="heatmap")
-    return plot
-
-
-def _follow_tab(gr):
-    """The follow-tests table."""
-    with gr.Tab("Follows tests", id="follow"):
-        follow = gr.Dataframe(headers=FOLLOW_COLUMNS, interactive=False, elem_id="follow-table",
-                              datatype=[c.dtype for c in FOLLOW_TABLE])
-    return follow
-
-
-def _detectors_tab(gr):
-    """Table 5: the detectors."""
-    with gr.Tab("Detectors", id="detectors"):
-        det = gr.Dataframe(headers=DETECTOR_COLUMNS, interactive=False, elem_id="detectors-table",
-                           datatype=[c.dtype for c in DETECTOR_TABLE])
-    return det
+def _table_tab(gr, title: str, tab_id: str, table):
+    """A tab that shows one table (the follow-tests table, Table 5's detectors)."""
+    with gr.Tab(title, id=tab_id):
+        return gr.Dataframe(headers=labels(table), interactive=False, elem_id=f"{tab_id}-table",
+                            datatype=[c.dtype for c in table])
 
 
 def _submit_tab(gr):
@@ -222,11 +202,6 @@ def _queue_tab(gr):
     return q_btn, queue
 
 
-def _about_tab(gr):
-    with gr.Tab("About", id="about"):
-        gr.Markdown(ABOUT)
-
-
 def build_app(store=None, published=None):
     """The Blocks app. ``store``: a spec string (folder or ``hub:REQ,RES``) or a store object."""
     import gradio as gr  # lazy: gradio is the app's optional dependency; the store and loaders work without it
@@ -241,12 +216,14 @@ def build_app(store=None, published=None):
         warn = gr.Markdown(elem_id="load-warnings")
         with gr.Tabs():
             filters, rob = _robustness_tab(gr)
-            plot = _heatmap_tab(gr)
-            follow = _follow_tab(gr)
-            det = _detectors_tab(gr)
+            with gr.Tab("Drop heatmap", id="heatmap"):  # Figure 2
+                plot = gr.Plot(label="Figure 2", elem_id="heatmap")
+            follow = _table_tab(gr, "Follows tests", "follow", FOLLOW_TABLE)
+            det = _table_tab(gr, "Detectors", "detectors", DETECTOR_TABLE)
             submit_inputs, s_btn, s_msg = _submit_tab(gr)
             q_btn, queue = _queue_tab(gr)
-            _about_tab(gr)
+            with gr.Tab("About", id="about"):
+                gr.Markdown(ABOUT)
 
         outs = [board_state, warn, rob, plot, follow, det, queue]
         demo.load(refresh, inputs=filters, outputs=outs)

@@ -164,6 +164,10 @@ class Board:
     detectors: list[dict] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
+    def warn(self, msg: str) -> None:
+        self.warnings.append(msg)
+        log.warning(msg)
+
 
 def _tier(params) -> str:
     if not params:
@@ -240,20 +244,16 @@ def _rob_row(model, bench, vals: dict, source: str, tier: str, mtype: str, revis
     return row
 
 
-def load_published(folder: str | Path | None = None, warnings: list[str] | None = None) -> Board:
+def load_published(folder: str | Path | None = None) -> Board:
     folder = Path(folder) if folder else PUBLISHED_DIR
     board = Board()
-    warnings = board.warnings if warnings is None else warnings
 
     def rows(name):
-        p = folder / name
         try:
-            with open(p, newline="", encoding="utf-8") as f:
+            with open(folder / name, newline="", encoding="utf-8") as f:
                 return list(csv.DictReader(f))
         except OSError as e:
-            msg = f"published figures {name} not loaded: {e.strerror or e}"
-            warnings.append(msg)
-            log.warning(msg)
+            board.warn(f"published figures {name} not loaded: {e.strerror or e}")
             return []
 
     def num(x):
@@ -274,16 +274,13 @@ def load_published(folder: str | Path | None = None, warnings: list[str] | None 
         # the study evaluated the open models' instruction-tuned releases
         mtype = "api" if tiers[m] == "api" else "instruction-tuned"
         board.robustness.append(_rob_row(m, b, vals, "study", tiers[m], mtype))
-    _add_evaluated_here(board, folder / EVALUATED_FILE, warnings)
+    _add_evaluated_here(board, folder / EVALUATED_FILE)
     for r in rows("follow_tests_switching.csv"):
         board.follow.append(_follow_row(r["model"], {k: num(r.get(k)) for k in FOLLOW_KEYS}, "study"))
     for r in rows("spec_defects_detectors.csv"):
-        d = {"Classifier": r["classifier"], "Trainable %": num(r.get("trainable_pct"))}
-        for k, col in (("accuracy", "Accuracy"), ("precision", "Precision"), ("recall", "Recall"),
-                       ("f1", "F1"), ("mcc", "MCC")):
-            d[col] = num(r.get(k))
-        d["Source"] = SOURCE_LABEL["study"]
-        board.detectors.append(d)
+        board.detectors.append({"Classifier": r["classifier"], "Trainable %": num(r.get("trainable_pct")),
+                                **{c: num(r.get(c.lower())) for c in ("Accuracy", "Precision", "Recall", "F1", "MCC")},
+                                "Source": SOURCE_LABEL["study"]})
     return board
 
 
@@ -320,7 +317,7 @@ def evaluated_summaries(folders) -> list[dict]:
     return list(merged.values())
 
 
-def _add_evaluated_here(board: Board, path: Path, warnings: list[str]) -> None:
+def _add_evaluated_here(board: Board, path: Path) -> None:
     if not path.exists():
         return
     try:
@@ -328,7 +325,7 @@ def _add_evaluated_here(board: Board, path: Path, warnings: list[str]) -> None:
         if not isinstance(rows, list):
             raise SpecDefectsInputError("not a JSON list")
     except (OSError, ValueError) as e:
-        warnings.append(f"{path.name} not loaded: {e}")
+        board.warnings.append(f"{path.name} not loaded: {e}")
         return
     for s in rows:
         if not isinstance(s, dict) or not isinstance(s.get("scores"), dict):
@@ -367,17 +364,13 @@ def load_board(store=None, published: str | Path | None = None) -> Board:
     try:
         items = store.list_results()
     except Exception as e:  # an unreachable Hub must not take the app down
-        msg = f"results store {store.describe()} not readable: {e}"
-        board.warnings.append(msg)
-        log.warning(msg)
+        board.warn(f"results store {store.describe()} not readable: {e}")
         return board
     for path, raw in items:
         try:
             s = parse_result(path, raw)
         except ValueError as e:
-            msg = f"skipped results file {path}: {e}"
-            board.warnings.append(msg)
-            log.warning(msg)
+            board.warn(f"skipped results file {path}: {e}")
             continue
         tier = _tier(s.get("params"))
         for bench, vals in sorted(s["scores"].items()):
@@ -471,10 +464,7 @@ def heatmap_figure(rows: list[dict], benchmarks=None):
     import matplotlib.pyplot as plt  # lazy: as above
 
     cols = [(b, d) for b in (spec_benchmarks() if benchmarks is None else benchmarks) for d in defects()]
-    models = []
-    for r in rows:
-        if r["Model"] not in models:
-            models.append(r["Model"])
+    models = list(dict.fromkeys(r["Model"] for r in rows))
     grid = np.full((len(models), len(cols)), np.nan)
     for r in rows:
         for j, (b, d) in enumerate(cols):
