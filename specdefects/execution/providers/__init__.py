@@ -13,7 +13,7 @@ import importlib
 import pkgutil
 
 from ...registry import load_entry_point_group
-from ..base import PROVIDERS, Sandbox
+from ..base import PROVIDERS, register
 
 ENTRY_POINT_GROUP = "specdefects.sandboxes"
 
@@ -22,12 +22,8 @@ for _mod in sorted(m.name for m in pkgutil.iter_modules(__path__)):
 
 
 def _add_provider(cls, name: str) -> None:
-    if name in PROVIDERS:  # a name of ours (or an earlier plugin's) is not taken over
-        return
-    if not (isinstance(cls, type) and issubclass(cls, Sandbox)):
-        raise TypeError(f"{cls!r} is not a Sandbox subclass")
-    cls.name = name
-    PROVIDERS[name] = cls
+    if name not in PROVIDERS:  # a name of ours (or an earlier plugin's) is not taken over
+        register(name)(cls)
 
 
 # the providers other installed packages declare; one that does not load, or is no Sandbox subclass, is a
