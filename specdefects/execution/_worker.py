@@ -219,25 +219,21 @@ def _wipe(path):
 def _clean_base():
     """Remove everything a program left in the worker's temp area (but our control dir)."""
     for d in [BASE] + SCRATCH:
-        _empty(d)
-
-
-def _empty(d):
-    try:
-        names = os.listdir(d)
-    except OSError:
-        return
-    for name in names:
-        p = os.path.join(d, name)
-        if p == CTL:
-            continue
         try:
-            if os.path.isdir(p) and not os.path.islink(p):
-                _wipe(p)
-            else:
-                os.unlink(p)
+            names = os.listdir(d)
         except OSError:
-            pass
+            continue
+        for name in names:
+            p = os.path.join(d, name)
+            if p == CTL:
+                continue
+            try:
+                if os.path.isdir(p) and not os.path.islink(p):
+                    _wipe(p)
+                else:
+                    os.unlink(p)
+            except OSError:
+                pass
 
 
 def _tail(path, n):

@@ -102,13 +102,11 @@ def prepare_answer(completion: Any, task: Task, style: str) -> tuple[str | None,
 def _reason(res) -> str:
     if res.passed:
         return ""
-    tail = (res.stderr or "").strip().splitlines()
-    last = tail[-1] if tail else ""
+    last = ((res.stderr or "").strip().splitlines() or [""])[-1]
+    on = f" on test {res.failed_test}" if res.failed_test else ""
     if res.status == "timeout":
-        return "timed out" + (f" on test {res.failed_test}" if res.failed_test else "")
-    if res.failed_test:
-        return f"{res.status} on test {res.failed_test}" + (f": {last}" if last else "")
-    return f"{res.status}" + (f": {last}" if last else "")
+        return "timed out" + on
+    return f"{res.status}{on}" + (f": {last}" if last else "")
 
 
 def _scored(res, program: Any) -> dict:

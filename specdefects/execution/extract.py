@@ -172,15 +172,13 @@ def _prompt_preamble(prompt: str, entry_point: str, body: str) -> str:
     """Imports and helper definitions of the prompt that ``body`` lacks."""
     if not prompt.strip():
         return ""
-    tree = None
-    for candidate in (prompt, prompt.rstrip() + "\n    pass\n", prompt.rstrip() + "\n        pass\n"):
+    for src in (prompt, prompt.rstrip() + "\n    pass\n", prompt.rstrip() + "\n        pass\n"):
         try:
-            tree = ast.parse(candidate)
-            src = candidate
+            tree = ast.parse(src)
             break
         except SyntaxError:
             continue
-    if tree is None:
+    else:
         return ""
     try:
         defined = {n.name for n in ast.parse(body).body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef,

@@ -198,12 +198,10 @@ def fill_expected(tasks: Iterable[Task], limits: Limits | None = None, sandbox=N
     limits = limits or Limits()
     sb = _resolve(sandbox)
     todo = {}
-    for t in tasks:
-        if _needs_reference_run(t):
-            k = _fill_key(t)
-            with _FILL_LOCK:
-                if k not in _FILL_CACHE:
-                    todo.setdefault(k, t)
+    with _FILL_LOCK:
+        for t in tasks:
+            if _needs_reference_run(t) and (k := _fill_key(t)) not in _FILL_CACHE:
+                todo.setdefault(k, t)
     if todo:
         def work(item):
             k, t = item
