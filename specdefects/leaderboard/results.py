@@ -520,9 +520,7 @@ def upload_results(store, folder: str | Path, model: str | None = None) -> list[
     found = find_lmeval_results(folder)
     if not found:
         raise SubmissionError(f"no lm-eval results_*.json under {folder}")
-    latest: dict[Path, Path] = {}
-    for p in found:  # the newest results file of each model folder
-        latest[p.parent] = p
+    latest = {p.parent: p for p in found}  # the newest results file of each model folder (found: oldest first)
     stored = []
     for p in latest.values():
         try:
