@@ -109,9 +109,8 @@ class _UidLease:
         if st.st_uid != os.geteuid() or (st.st_mode & 0o077) or not os.path.isdir(self._dir) \
                 or os.path.islink(self._dir):
             raise SandboxError(f"{self._dir} is not a private directory of this user; refusing to use it")
-        start = UID_BASE + (os.getpid() * 7) % UID_RANGE
-        for k in range(UID_RANGE):
-            uid = UID_BASE + (start - UID_BASE + k) % UID_RANGE
+        for k in range(UID_RANGE):  # each process starts its search at a place of its own
+            uid = UID_BASE + (os.getpid() * 7 + k) % UID_RANGE
             f = open(os.path.join(self._dir, str(uid)), "a")
             try:
                 fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -100,10 +100,8 @@ def free_names(code: str) -> set[str]:
         tree = ast.parse(code)
     except (SyntaxError, ValueError):
         return set()
-    uses = _global_uses(code, tree.body)
-    used = set().union(*uses) if uses else set()
-    bound = set().union(*(_bound_names(n) for n in tree.body)) if tree.body else set()
-    return used - bound
+    used = set().union(*_global_uses(code, tree.body))
+    return used - set().union(*map(_bound_names, tree.body))
 
 
 def _root_names(body: list[ast.stmt], entry_point: str) -> set[str]:
