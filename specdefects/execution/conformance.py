@@ -213,12 +213,7 @@ def _fork_bomb(ctx: _Context) -> tuple[bool, str]:
 def _write_targets(ctx: _Context) -> list[str]:
     name = f".specdefects-self-check-{ctx.tag}"
     dirs = [os.getcwd(), os.path.expanduser("~"), "/", "/etc", "/usr", "/root", "/var/tmp", "/dev/shm"]
-    out = []
-    for d in dirs:
-        p = os.path.join(d, name)
-        if p not in out and not os.path.realpath(d).startswith("/tmp"):
-            out.append(p)
-    return out
+    return list(dict.fromkeys(os.path.join(d, name) for d in dirs if not os.path.realpath(d).startswith("/tmp")))
 
 
 @_check("write_outside_tmp", "files written to the caller's directory, ~, /, /etc, /usr, /var/tmp, /dev/shm "

@@ -84,9 +84,7 @@ def _extract(completion, entry_point: str, prompt: str, style: str, needed: froz
 def _blocks(text: str) -> list[str]:
     tagged = [m.group(1) for m in _PYTAG.finditer(text)]
     fenced = [(m.group(1).lower(), m.group(2)) for m in _FENCE.finditer(text)]
-    py = [body for lang, body in fenced if lang in _PY_LANGS]
-    if not py and fenced:
-        py = [body for _, body in fenced]
+    py = [body for lang, body in fenced if lang in _PY_LANGS] or [body for _, body in fenced]
     return [b for b in tagged + py if b.strip()]
 
 
