@@ -193,15 +193,6 @@ def _submit_tab(gr):
     return [s_model, s_rev, s_prec, s_type, s_chat, s_who], s_btn, s_msg
 
 
-def _queue_tab(gr):
-    """The request queue: ``(refresh button, table)``."""
-    with gr.Tab("Queue", id="queue"):
-        q_btn = gr.Button("Refresh", elem_id="queue-refresh")
-        queue = gr.Dataframe(headers=QUEUE_COLUMNS, interactive=False, elem_id="queue-table",
-                             wrap=True)
-    return q_btn, queue
-
-
 def build_app(store=None, published=None):
     """The Blocks app. ``store``: a spec string (folder or ``hub:REQ,RES``) or a store object."""
     import gradio as gr  # lazy: gradio is the app's optional dependency; the store and loaders work without it
@@ -221,7 +212,9 @@ def build_app(store=None, published=None):
             follow = _table_tab(gr, "Follows tests", "follow", FOLLOW_TABLE)
             det = _table_tab(gr, "Detectors", "detectors", DETECTOR_TABLE)
             submit_inputs, s_btn, s_msg = _submit_tab(gr)
-            q_btn, queue = _queue_tab(gr)
+            with gr.Tab("Queue", id="queue"):
+                q_btn = gr.Button("Refresh", elem_id="queue-refresh")
+                queue = gr.Dataframe(headers=QUEUE_COLUMNS, interactive=False, elem_id="queue-table", wrap=True)
             with gr.Tab("About", id="about"):
                 gr.Markdown(ABOUT)
 
