@@ -169,9 +169,6 @@ class Sandbox(ABC):
         """Run ``source`` as ``__main__`` with ``stdin``; ``timeout_s`` defaults to ``limits.timeout_s``.
         fd 3 of the program is a report channel whose bytes come back in ``ProgramResult.report``."""
 
-    def describe(self) -> dict:
-        return {"name": self.name, "isolation": self.isolation}
-
     def close(self) -> None:  # noqa: B027  (optional hook: providers without workers need nothing)
         """Release workers and temp dirs."""
 

@@ -353,10 +353,6 @@ class WorkerSandbox(Sandbox):
         for s in slots:
             s.close()
 
-    def describe(self) -> dict:
-        return {"name": self.name, "isolation": self.isolation, "python": self.python,
-                "uid_switch": self.switch_uid, "slots": len(self._slots)}
-
 
 _LIVE: list[WorkerSandbox] = []
 

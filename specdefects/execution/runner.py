@@ -90,13 +90,10 @@ def _case_timeouts(task: Task, limits: Limits) -> list[float]:
     """EvalPlus's per-input limits, ``max(min_case_timeout_s, time_factor x the reference's seconds on
     that input)``, when the reference was timed on every case (:func:`fill_expected`); else none."""
     ref = task.metadata.get("reference_case_seconds")
-    if not isinstance(ref, list) or len(ref) != len(task.tests) or not all(_is_seconds(s) for s in ref):
+    if not isinstance(ref, list) or len(ref) != len(task.tests) or not all(
+            isinstance(s, (int, float)) and not isinstance(s, bool) and s >= 0 for s in ref):
         return []
     return [round(max(limits.min_case_timeout_s, limits.time_factor * float(s)), 3) for s in ref]
-
-
-def _is_seconds(s) -> bool:
-    return isinstance(s, (int, float)) and not isinstance(s, bool) and s >= 0
 
 
 def _function_timeout(task: Task, limits: Limits, case_timeouts: Sequence[float] = ()) -> float:
