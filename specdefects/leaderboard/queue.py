@@ -209,10 +209,6 @@ def run_request(store: LeaderboardStore, claim: Claim, runner: str = DEFAULT_RUN
         tmp.cleanup()
 
 
-def worker_name() -> str:
-    return f"{socket.gethostname()}-{os.getpid()}"
-
-
 def check_queue_times(poll_interval: float = 60.0, lease_s: float = 600.0, hub_retry_s: float = HUB_RETRY_S,
                       timeout_s: float | None = None) -> None:
     """The worker's times are finite seconds, the waits a week at most (time.sleep fails on NaN and
@@ -241,7 +237,7 @@ def run_queue(store: LeaderboardStore, runner: str = DEFAULT_RUNNER, *, once: bo
     (status PENDING: put back, the Hub was unreachable)."""
     check_runner(runner, tasks)
     check_queue_times(poll_interval=poll_interval, lease_s=lease_s, hub_retry_s=hub_retry_s, timeout_s=timeout_s)
-    worker = worker or worker_name()
+    worker = worker or f"{socket.gethostname()}-{os.getpid()}"
     done = []
     while True:
         claim = store.claim(worker, lease_s)
