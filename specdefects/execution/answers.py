@@ -137,10 +137,7 @@ def score_answers(items: Iterable[Sequence], workers: int | None = None, limits:
             raise SpecDefectsInputError(f"items[{k}]: expected (task, answer, style[, sample_id]), got {len(item)} fields")
         task, answer, style = item[0], item[1], item[2]
         sample_id = item[3] if len(item) == 4 else None
-        if style == PROGRAM:
-            program, failure = answer, None
-        else:
-            program, failure = prepare_answer(answer, task, style)
+        program, failure = (answer, None) if style == PROGRAM else prepare_answer(answer, task, style)
         if failure is not None:
             scored.append({**failure, "outputs": None} if outputs else failure)
         else:

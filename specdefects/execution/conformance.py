@@ -36,7 +36,7 @@ import tempfile
 import time
 import warnings
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from ..errors import SpecDefectsInputError
 from . import providers  # noqa: F401  (registers every provider module in PROVIDERS)
@@ -88,8 +88,7 @@ class _Context:
         self.host_dirs: list[str] = []      # temp dirs of a caller the check killed
 
     def run(self, source: str, stdin: bytes = b"", **limits) -> ProgramResult:
-        lim = Limits(**{**asdict(LIMITS), **limits})
-        return self.sb.run(source, stdin, lim)
+        return self.sb.run(source, stdin, replace(LIMITS, **limits))
 
     def marker(self) -> str:
         """A unique argument for ``/bin/sleep`` (seconds), to find that process again."""

@@ -299,27 +299,18 @@ def run_batch(items: Iterable[Sequence], workers: int | None = None, limits: Lim
                                         f"got {type(it).__name__}{' of ' + str(len(it)) if isinstance(it, Sequence) else ''}")
         task, program = it[0], it[1]
         _check_task(task, f"run_batch item {k}'s task")
-        uid = getattr(task, "uid", str(id(task)))
         if len(it) > 2 and it[2] is not None:
             sid = int(it[2])
         else:
-            sid = seen.get(uid, 0)
-            seen[uid] = sid + 1
+            sid = seen.get(task.uid, 0)
+            seen[task.uid] = sid + 1
         norm.append((task, program, sid))
     need = [t for t, _, _ in norm if _needs_reference_run(t)]
     if need:
         filled = {id(t): f for t, f in zip(need, fill_expected(need, limits, sb, workers, progress=False))}
         norm = [(filled.get(id(t), t), p, s) for t, p, s in norm]
-
-    def work(item):
-        task, program, sid = item
-        try:
-            return run_program(task, program, limits, sb, sid)
-        except Exception as e:  # run_program does not raise; belt and braces
-            return ExecResult(task_id=str(getattr(task, "task_id", "?")), status="error",
-                              stderr=f"internal error: {e!r}", sample_id=sid)
-
-    return _map(work, norm, workers, progress, "executing")
+    # run_program turns whatever happens to a program into its result: one never stops the batch
+    return _map(lambda item: run_program(item[0], item[1], limits, sb, item[2]), norm, workers, progress, "executing")
 
 
 def check_references(tasks: Iterable[Task], **kw) -> list[ExecResult]:
