@@ -51,6 +51,7 @@ def defects() -> tuple[str, ...]:
     """The leaderboard's defect columns, in Table 4's order: US, LV, SF, then any other registered."""
     return variants()[1:]
 
+
 def parse_task(name: str) -> tuple[str, str] | None:
     """``spec_defects_humaneval_lv[_instruct]`` -> ("humaneval", "LV"), submissions' looser names
     too (:func:`specdefects.vocabulary.parse_task_name` with ``lenient``); groups -> None."""
@@ -59,10 +60,9 @@ def parse_task(name: str) -> tuple[str, str] | None:
 
 
 def _metric(metrics: dict, *names: str, finite: bool = True):
-    for key, v in metrics.items():
-        base = str(key).split(",", 1)[0]
-        if base in names and not str(base).endswith("_stderr") and isinstance(v, (int, float)) \
-                and not isinstance(v, bool) and (math.isfinite(v) or not finite):
+    for key, v in metrics.items():  # "pass@1,none" and the like; "pass@1_stderr,none" is another name
+        if str(key).split(",", 1)[0] in names and isinstance(v, (int, float)) and not isinstance(v, bool) \
+                and (math.isfinite(v) or not finite):
             return float(v)
     return None
 

@@ -63,11 +63,8 @@ def normalize_model_id(model) -> str:
     """The id a model is known by on the Hub: stripped, Unicode NFKC (full-width letters become
     ASCII), a pasted ``https://huggingface.co/`` prefix and a trailing ``/`` dropped."""
     model = unicodedata.normalize("NFKC", _text("model", model, max_len=MAX_MODEL_ID, allow_empty=False))
-    for prefix in HUB_PREFIXES:
-        if model.lower().startswith(prefix):
-            model = model[len(prefix):]
-            break
-    return model.strip().rstrip("/")
+    prefix = next((p for p in HUB_PREFIXES if model.lower().startswith(p)), "")
+    return model[len(prefix):].strip().rstrip("/")
 
 
 def check_model_id(model) -> str:
