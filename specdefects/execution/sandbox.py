@@ -1,19 +1,6 @@
-"""Sandbox providers by name: :func:`get_sandbox` and the names imported from here.
-
-The pieces live in their own modules (cf. inspect_ai's sandboxes):
-
-``base``
-    the :class:`Sandbox` interface, :class:`Limits`, :class:`ProgramResult`, the
-    :data:`PROVIDERS` registry and what a new provider (Docker, Kubernetes) must implement;
-``pool``
-    the warm worker pool and its pipe protocol, shared by the local providers;
-``providers/bwrap.py``, ``providers/rlimit.py``
-    one provider per file, registered by name;
-``conformance``
-    :func:`self_check`: hostile programs through a provider, with its declared gaps.
-
-This module keeps the process-wide shared instances (one per name, their warm workers
-reused) and the ``auto`` choice.
+"""Sandbox providers by name: :func:`get_sandbox`, the process-wide shared instances (one per name,
+their warm workers reused) and the ``auto`` choice; the names of ``base`` (the interface, what a new
+provider must implement), ``pool`` (the warm worker pool) and ``providers/`` are imported from here.
 """
 
 from __future__ import annotations
