@@ -146,9 +146,8 @@ def _finish_chat(code: str, entry_point: str, prompt: str, needed: frozenset[str
     code = _parseable(code.strip("\n") + "\n")
     if not entry_point:
         return code
-    body = keep_needed(code, entry_point, needed)
-    if body is None:  # no binding of the entry point (or no parse): drop only the obvious test code
-        body = _without_test_statements(code)
+    # without a binding of the entry point (or a parse), drop only the obvious test code
+    body = keep_needed(code, entry_point, needed) or _without_test_statements(code)
     pre = _prompt_preamble(prompt, entry_point, body)
     return (pre + "\n" + body) if pre else body
 

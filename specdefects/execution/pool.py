@@ -307,10 +307,8 @@ class WorkerSandbox(Sandbox):
                     slot = Slot(self, len(self._slots))
                     self._slots.append(slot)
                     return slot
-            try:
+            with contextlib.suppress(queue.Empty):
                 return idle.get(timeout=0.5)
-            except queue.Empty:
-                continue
 
     def run(self, source: str, stdin: bytes = b"", limits: Limits | None = None,
             timeout_s: float | None = None) -> ProgramResult:
