@@ -40,24 +40,19 @@ def stdout_matches(actual: str, expected: str, tol: float = 1e-6) -> bool:
     """LiveCodeBench-like stdout comparison: strip both; same number of lines; each line
     equal after stripping, else equal token by token where tokens that differ must both
     be numbers within ``tol`` (absolute, or relative to the expected for large values)."""
-    a_lines = actual.strip().split("\n")
-    e_lines = expected.strip().split("\n")
+    a_lines, e_lines = actual.strip().split("\n"), expected.strip().split("\n")
     if len(a_lines) != len(e_lines):
         return False
     for x, y in zip(a_lines, e_lines):
-        x, y = x.strip(), y.strip()
-        if x == y:
-            continue
         xt, yt = x.split(), y.split()
-        if len(xt) != len(yt):
+        if len(xt) != len(yt) or not all(p == q or _numbers_close(p, q, tol) for p, q in zip(xt, yt)):
             return False
-        for p, q in zip(xt, yt):
-            if p == q:
-                continue
-            try:
-                fp, fq = float(p), float(q)
-            except ValueError:
-                return False
-            if not (math.isfinite(fp) and math.isfinite(fq)) or abs(fp - fq) > tol * max(1.0, abs(fq)):
-                return False
     return True
+
+
+def _numbers_close(p: str, q: str, tol: float) -> bool:
+    try:
+        fp, fq = float(p), float(q)
+    except ValueError:
+        return False
+    return math.isfinite(fp) and math.isfinite(fq) and abs(fp - fq) <= tol * max(1.0, abs(fq))
