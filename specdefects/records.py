@@ -42,7 +42,11 @@ class RecordError(SpecDefectsInputError):
 
 def encode_value(value: Any) -> str:
     """Python literal text for a plain value; non-finite floats become ``float('inf')`` etc."""
-    return _encode(value)
+    try:
+        return _encode(value)
+    except RecursionError:
+        raise RecordError("cannot encode a value that contains itself or nests deeper than Python's "
+                          "recursion limit") from None
 
 
 def _encode(v: Any) -> str:

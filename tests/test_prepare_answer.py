@@ -110,3 +110,11 @@ def test_score_answers_without_runnable_answers_needs_no_sandbox(tasks):
 def test_an_item_of_the_wrong_shape_is_refused(tasks):
     with pytest.raises(ValueError, match=r"items\[0\]"):
         score_answers([(tasks[0], "x")])
+
+
+def test_an_answer_that_exits_during_the_tests_is_failed_with_its_reason_said_once(tasks):
+    task = tasks[0]
+    exits = f"import sys\n\n\ndef {task.entry_point}(*args, **kwargs):\n    sys.exit(0)\n"
+    (scored,) = score_answers([(task, fenced(exits), "instruct")], workers=1, progress=False)
+    assert scored["passed"] is False and scored["status"] == "failed"
+    assert scored["reason"].count("SystemExit") == 1, scored["reason"]

@@ -167,3 +167,10 @@ def test_huge_ints_travel_as_hex():
     big = -18 * 10 ** 5000
     text = encode_value([big])
     assert text.startswith("[-0x") and decode_value(text) == [big]
+
+
+def test_a_value_that_contains_itself_is_a_record_error():
+    loop = []
+    loop.append(loop)
+    with pytest.raises(RecordError, match="contains itself"):
+        encode_value(loop)

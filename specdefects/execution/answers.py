@@ -106,7 +106,7 @@ def _reason(res) -> str:
     on = f" on test {res.failed_test}" if res.failed_test else ""
     if res.status == "timeout":
         return "timed out" + on
-    return f"{res.status}{on}" + (f": {last}" if last else "")
+    return f"{res.status}{on}" + (f": {last}" if last and last != res.failed_test else "")
 
 
 def _scored(res, program: Any) -> dict:
