@@ -318,3 +318,40 @@ except KeyboardInterrupt:
     res = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert "interrupted" in res.stdout, res.stdout + res.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == [], list(tmp_path.iterdir())
+
+
+def _free_port() -> int:
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_sigterm_to_the_leaderboard_server_ends_it_with_143(tmp_path):
+    """gradio's own wait turned SIGTERM into a normal return: the server ended with 0 after "Keyboard
+    interruption in main thread", so a supervisor could not tell a kill from a clean stop."""
+    import urllib.request
+    port = _free_port()
+    proc, out, err = start(["leaderboard", "serve", "--store", tmp_path / "store", "--port", port], tmp_path)
+
+    def up() -> bool:
+        try:
+            return urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2).status == 200
+        except OSError:
+            return False
+    wait_for(up, "the server to answer", timeout=120, proc=proc)
+    terminated(proc, err, "leaderboard")
+
+
+def test_the_leaderboard_server_on_a_port_in_use_says_so_before_any_url(tmp_path):
+    import socket
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        res = subprocess.run([EXE, "leaderboard", "serve", "--store", str(tmp_path / "store"), "--port", str(port)],
+                             capture_output=True, text=True, env=ENV, stdin=subprocess.DEVNULL, timeout=120)
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert "leaderboard on" not in res.stdout
+    (line,) = res.stderr.strip().splitlines()
+    assert f"127.0.0.1:{port}" in line and "--port" in line

@@ -10,6 +10,7 @@ import html
 import logging
 import os
 import re
+import threading
 
 from ..vocabulary import benchmarks as spec_benchmarks
 from .results import (
@@ -227,12 +228,16 @@ def build_app(store=None, published=None):
     return demo
 
 
-def launch(store=None, host: str = "127.0.0.1", port: int | None = None, published=None, **kw):
+def launch(store=None, host: str = "127.0.0.1", port: int | None = None, published=None, **kw) -> None:
+    """Serve the board until interrupted; Ctrl-C and SIGTERM reach the caller as they came."""
     import gradio as gr  # lazy: as in build_app
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
     demo = build_app(store, published)
     system = ["ui-sans-serif", "system-ui", "sans-serif"]  # no web fonts: works offline
     theme = gr.themes.Default(font=system, font_mono=["ui-monospace", "monospace"])
     demo.queue(default_concurrency_limit=4).launch(server_name=host, server_port=port, theme=theme,
-                                                   show_error=True, **kw)
-    return demo
+                                                   show_error=True, prevent_thread_lock=True, **kw)
+    try:  # gradio's own wait turns Ctrl-C and SIGTERM into a normal return: the caller's exit code must say it
+        threading.Event().wait()
+    finally:
+        demo.close()
