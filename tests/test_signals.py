@@ -328,8 +328,9 @@ def _free_port() -> int:
 
 
 def test_sigterm_to_the_leaderboard_server_ends_it_with_143(tmp_path):
-    """gradio's own wait turned SIGTERM into a normal return: the server ended with 0 after "Keyboard
-    interruption in main thread", so a supervisor could not tell a kill from a clean stop."""
+    """The server is stopped by SIGTERM like every other command: 143 and one line (a bad-input sweep saw
+    it end with 0 after gradio's "Keyboard interruption in main thread", a kill a supervisor could not
+    tell from a clean stop; the server now waits itself instead of in gradio's loop)."""
     import urllib.request
     port = _free_port()
     proc, out, err = start(["leaderboard", "serve", "--store", tmp_path / "store", "--port", port], tmp_path)
