@@ -154,3 +154,12 @@ def test_metric_card():
     for config in hm.CONFIGS:
         assert f"`{config}`" in text
     json.dumps(text)  # plain text, nothing binary
+
+
+def test_drop_refuses_an_unknown_variant_and_a_task_missing_from_the_baseline(metrics):
+    """A typo in a variant was reported as a -100 % drop, and a variant task with no baseline row
+    gave an empty paired drop and an unpaired one of -100 %, both without a word."""
+    with pytest.raises(ValueError, match="unknown variant.*'XX'"):
+        metrics["drop"].compute(task_id=["t1", "t1"], variant=["orig", "XX"], passed=[True, False], n_boot=0)
+    with pytest.raises(ValueError, match="'t2'.*baseline"):
+        metrics["drop"].compute(task_id=["t1", "t2"], variant=["orig", "US"], passed=[True, False], n_boot=0)

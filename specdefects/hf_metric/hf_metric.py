@@ -26,7 +26,7 @@ from specdefects.metrics import (
     pass_at_k_from_results,
 )
 from specdefects.metrics._checks import as_bool, bool_list
-from specdefects.vocabulary import normalize_variant
+from specdefects.vocabulary import normalize_variant, variants
 
 _CITATION = """\
 @article{chen2021codex,
@@ -168,8 +168,19 @@ class SpecDefectsMetric(evaluate.Metric):
         per_variant = {}
         for t, v, p in zip(task_id, variant, passed):
             per_variant.setdefault(_variant(v), []).append({"task_id": t, "passed": p})
+        unknown = sorted(v for v in per_variant if v not in variants())
+        if unknown:
+            raise SpecDefectsInputError(f"unknown variant(s) {', '.join(map(repr, unknown))}: each row's variant is "
+                                        f"one of {', '.join(variants())} (case-insensitive)")
         if baseline not in per_variant:
             raise SpecDefectsInputError(f"no rows with the baseline variant {baseline!r} (variants: {sorted(per_variant)})")
+        base_tasks = {r["task_id"] for r in per_variant[baseline]}
+        for v, rows in per_variant.items():
+            missing = sorted({r["task_id"] for r in rows} - base_tasks)
+            if missing:
+                raise SpecDefectsInputError(f"{len(missing)} task(s) of variant {v!r} have no {baseline!r} row to "
+                                            f"compare with (e.g. {missing[0]!r}): every variant task must also "
+                                            f"appear under the baseline")
         p1 = {v: pass_at_k_from_results(rows, 1) for v, rows in per_variant.items()}
         unpaired = drops(p1, baseline=baseline)
         order = [baseline] + sorted(v for v in p1 if v != baseline)
