@@ -23,7 +23,6 @@ input of its pool (so tests_1..3 compare on one set).
 
 from __future__ import annotations
 
-import ast
 import itertools
 import random
 from collections import Counter
@@ -34,7 +33,7 @@ from ..errors import SpecDefectsInputError
 from ..execution import Limits, fill_expected, run_batch, values_equal
 from ..records import RecordError, Task, TestCase, decode_value
 from ..vocabulary import CONTROL_CONDITIONS
-from .matched import Exclusion, MatchedTask, _norm, _single, compose_prompt, heldout
+from .matched import Exclusion, MatchedTask, _norm, _single, compose_prompt, heldout, parameters
 
 K_TESTS = (1, 2, 3)
 MAX_POOL_INPUT_CHARS = 300   # a base test longer than this is not shown in a prompt
@@ -148,15 +147,8 @@ def shuffle_outputs(outputs: Sequence[str], atol: float, rng: random.Random) -> 
 # --------------------------------------------------------------------------- donors
 
 def _arity(mt: MatchedTask) -> int | None:
-    try:
-        tree = ast.parse(mt.interface + "    pass\n")
-    except SyntaxError:
-        return None
-    fns = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == mt.task.entry_point]
-    if not fns:
-        return None
-    a = fns[-1].args
-    if a.vararg or a.kwonlyargs:
+    a = parameters(mt.interface, mt.task.entry_point)
+    if a is None or a.vararg or a.kwonlyargs:
         return None
     return len(a.posonlyargs) + len(a.args) - (1 if a.args and a.args[0].arg == "self" else 0)
 

@@ -33,6 +33,7 @@ from ..errors import SpecDefectsInputError
 from ..execution import Limits, fill_expected, run_batch, stdout_matches, values_equal
 from ..records import RecordError, Task, TestCase, decode_value, encode_value
 from ..vocabulary import MATCHED_CONDITIONS
+from .prompts import render_call
 
 MAX_EXAMPLES = 3
 INSTRUCTION = "Return the complete solution in a single ```python code block."
@@ -114,6 +115,16 @@ def interface_of(task: Task) -> str:
                 returns = f" -> {ast.unparse(node.returns)}" if node.returns else ""
                 return f"def {node.name}({ast.unparse(node.args)}){returns}:\n"
     return f"def {task.entry_point}(*args):\n"
+
+
+def parameters(interface: str, entry_point: str) -> ast.arguments | None:
+    """The parameters of the (last) ``def entry_point`` in ``interface``; None where there is none."""
+    try:
+        tree = ast.parse(interface + "    pass\n")
+    except SyntaxError:
+        return None
+    fns = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == entry_point]
+    return fns[-1].args if fns else None
 
 
 # --------------------------------------------------------------------------- exposed examples
@@ -200,12 +211,8 @@ def _prose_examples(task: Task) -> list[str]:
             args = _call_args(text[m.start():end], task.entry_point)
             if args is not None:
                 found.append(args)
-    n_params = None
-    with contextlib.suppress(SyntaxError):
-        tree = ast.parse(interface_of(task) + "    pass\n")
-        fn = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == task.entry_point]
-        n_params = len(fn[-1].args.args) if fn else None
-    if n_params == 1:
+    params = parameters(interface_of(task), task.entry_point)
+    if params is not None and len(params.args) == 1:
         for m in _LEAD.finditer(text):
             rest = text[m.end():]
             stripped = rest.lstrip()
@@ -216,14 +223,15 @@ def _prose_examples(task: Task) -> list[str]:
             else:
                 mm = re.match(r"(\"[^\"\n]*\"|'[^'\n]*'|-?\d+(?:\.\d+)?)", stripped)
                 lit = mm.group(1) if mm else ""
-            with contextlib.suppress(RecordError):
-                found.append(encode_value([decode_value(lit)])) if lit else None
+            if lit:
+                with contextlib.suppress(RecordError):
+                    found.append(encode_value([decode_value(lit)]))
     return found
 
 
 # --------------------------------------------------------------------------- corruption
 
-def corrupt_value(v: Any, depth: int = 0) -> tuple[Any, bool]:
+def corrupt_value(v: Any) -> tuple[Any, bool]:
     """A different value of the same type (containers keep type and length), deterministic;
     ``(v, False)`` when none exists (``None``, empty containers)."""
     t = type(v)
@@ -246,7 +254,7 @@ def corrupt_value(v: Any, depth: int = 0) -> tuple[Any, bool]:
         return (v[:-1] + (b"b" if v[-1:] == b"a" else b"a")) if v else b"a", True
     if t in (list, tuple):
         for i, x in enumerate(v):
-            nx, ok = corrupt_value(x, depth + 1)
+            nx, ok = corrupt_value(x)
             if ok:
                 lst = list(v)
                 lst[i] = nx
@@ -254,13 +262,13 @@ def corrupt_value(v: Any, depth: int = 0) -> tuple[Any, bool]:
         return v, False
     if t is dict:
         for key, x in v.items():
-            nx, ok = corrupt_value(x, depth + 1)
+            nx, ok = corrupt_value(x)
             if ok:
                 return {**v, key: nx}, True
         return v, False
     if t in (set, frozenset):
         for x in sorted(v, key=repr):
-            nx, ok = corrupt_value(x, depth + 1)
+            nx, ok = corrupt_value(x)
             if ok and nx not in v:
                 return t((v - {x}) | {nx}), True
         return v, False
@@ -308,11 +316,6 @@ def corrupt_outputs(outputs: Sequence[str], stdin: bool) -> list[str]:
 
 # --------------------------------------------------------------------------- prompts
 
-def _call(entry_point: str, args_text: str) -> str:
-    args = decode_value(args_text)
-    return f"{entry_point}({', '.join(encode_value(a) for a in args)})"
-
-
 def compose_prompt(interface: str, description: str, entry_point: str, test_kind: str, inputs: Sequence[str],
                    outputs: Sequence[str] | None) -> str:
     """The prompt of every matched and control condition: the interface (or the stdin
@@ -336,7 +339,7 @@ def compose_prompt(interface: str, description: str, entry_point: str, test_kind
             parts.append("\n\n".join(blocks))
         else:
             ep = f"Solution().{entry_point}" if "class Solution" in interface else entry_point
-            calls = [_call(ep, x) for x in inputs]
+            calls = [render_call(ep, x) for x in inputs]
             if outputs is None:
                 parts.append("The function will be called on inputs such as:\n" + "\n".join(calls))
             else:

@@ -238,8 +238,6 @@ def _edits(node: ast.AST, t: _Text, slice_consts: set[int]) -> list[_Edit]:
     return out
 
 
-
-
 def mutate_reference(reference: str, entry_point: str, seed: int = 0, max_mutants: int | None = MAX_MUTANTS,
                      salt: str = "") -> list[CodeMutant]:
     """Single-edit mutants of ``reference`` (see module doc); deterministic for
@@ -259,7 +257,7 @@ def mutate_reference(reference: str, entry_point: str, seed: int = 0, max_mutant
                     if isinstance(x, ast.Constant)}
     text = _Text(src)
     seen = {ast.dump(tree)}
-    found: list[tuple[str, str, int, int, str]] = []
+    found: list[_Edit] = []
     for f in funcs:
         for node in ast.walk(f):
             if id(node) in skip:

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import combinations
@@ -50,21 +51,14 @@ from itertools import combinations
 import numpy as np
 
 from ..errors import SpecDefectsInputError
-from ..execution import Limits, values_equal
+from ..execution import Limits
 from ..records import RecordError, Task, TestCase, decode_value, encode_value
 from ..vocabulary import QUALITY_SUITES
+from .families.instances import outputs_agree
 from .kills import Call, Job, run_versions
-from .matched import (
-    Exclusion,
-    MatchedTask,
-    _call,
-    heldout,
-    interface_of,
-    matched_features,
-    render_matched_prompt,
-    strip_examples,
-)
+from .matched import Exclusion, compose_prompt, heldout, interface_of, matched_features, strip_examples
 from .mutation import MAX_MUTANTS, CodeMutant, MutationError, mutate_reference
+from .prompts import render_call
 
 SUITES = QUALITY_SUITES
 SUITE_SIZE = 3
@@ -167,9 +161,7 @@ def _pools(task: Task, rng: random.Random, n_candidates: int, n_development: int
 # --------------------------------------------------------------------------- suites
 
 def _split_families(mutants: Sequence[CodeMutant], rng: random.Random) -> tuple[list[str], list[str]]:
-    counts: dict[str, int] = {}
-    for m in mutants:
-        counts[m.family] = counts.get(m.family, 0) + 1
+    counts = Counter(m.family for m in mutants)
     order = sorted(counts)
     rng.shuffle(order)
     pools: tuple[list[str], list[str]] = ([], [])
@@ -220,7 +212,7 @@ def _detection(kills: np.ndarray, rows: np.ndarray, cols: Sequence[int]) -> floa
 # --------------------------------------------------------------------------- building
 
 def _assertion(entry_point: str, x: str, out: str) -> str:
-    return f"assert {_call(entry_point, x)} == {out}"
+    return f"assert {render_call(entry_point, x)} == {out}"
 
 
 def build_quality(tasks: Iterable[Task], seed: int = 0, sandbox=None, workers: int | None = None,
@@ -353,14 +345,7 @@ def _reference_outputs(qt: QualityTask, calls: list[Call | None] | None) -> list
 def _killed(call: Call | None, expected: str, atol: float) -> bool:
     """Does this output differ from the reference's? (a non-plain return value, an
     exception or a timeout always does)"""
-    if call is None or call.tag != "ok":
-        return True
-    if call.value == expected:
-        return False
-    try:
-        return not values_equal(decode_value(call.value), decode_value(expected), atol)
-    except RecordError:
-        return True
+    return call is None or call.tag != "ok" or not outputs_agree(call.value, expected, atol)
 
 
 def _finish(qt: QualityTask, rows: list[tuple[CodeMutant, list[bool] | None]], seed: int) -> str:
@@ -398,11 +383,6 @@ def _finish(qt: QualityTask, rows: list[tuple[CodeMutant, list[bool] | None]], s
 
 # --------------------------------------------------------------------------- rows
 
-def _matched_view(qt: QualityTask, suite: Suite) -> MatchedTask:
-    return MatchedTask(task=qt.task, description=qt.description, interface=qt.interface, inputs=list(suite.inputs),
-                       correct=list(suite.outputs), wrong=[], heldout_tests=list(qt.heldout_tests))
-
-
 def quality_rows(qts: Iterable[QualityTask]) -> list[dict]:
     """One row per (task, suite) for the ``quality`` config."""
     rows = []
@@ -413,7 +393,8 @@ def quality_rows(qts: Iterable[QualityTask]) -> list[dict]:
             s = qt.suites[name]
             rows.append({
                 "uid": t.uid, "benchmark": t.benchmark, "task_id": t.task_id, "condition": f"suite_{name}",
-                "prompt": render_matched_prompt(_matched_view(qt, s), "correct_io"), "description": qt.description,
+                "prompt": compose_prompt(qt.interface, qt.description, t.entry_point, t.test_kind, s.inputs, s.outputs),
+                "description": qt.description,
                 "interface": qt.interface, "entry_point": t.entry_point, "test_kind": t.test_kind,
                 "example_inputs": list(s.inputs), "example_outputs": list(s.outputs),
                 "correct_outputs": list(s.outputs), "wrong_outputs": [], "n_changed": 0,

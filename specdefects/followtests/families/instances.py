@@ -72,14 +72,14 @@ def run_references(families: Sequence[Family], pools: dict[str, list[str]], sand
     return out
 
 
-def outputs_agree(a: str | None, b: str | None) -> bool:
-    """Both present and equal under the sandbox's value comparison."""
+def outputs_agree(a: str | None, b: str | None, atol: float = 0.0) -> bool:
+    """Both present and equal under the sandbox's value comparison (floats within ``atol``)."""
     if a is None or b is None:
         return False
     if a == b:
         return True
     try:
-        return values_equal(decode_value(a), decode_value(b))
+        return values_equal(decode_value(a), decode_value(b), atol)
     except RecordError:
         return False
 
@@ -140,12 +140,8 @@ def build_instances(families: Sequence[Family] | None = None, seed: int = 0, n_r
         for r in range(n_realizations):
             vis = [disagree[i] for i in vis_idx[r::n_realizations]]
             ev = rest[r * n_eval:(r + 1) * n_eval]
-            if agree:
-                k = min(n_agree, len(agree))
-                start = (r * k) % len(agree)
-                ag = [agree[(start + j) % len(agree)] for j in range(k)]
-            else:
-                ag = []
+            k = min(n_agree, len(agree))  # a window of the agreeing inputs, wrapping around
+            ag = [agree[(r * k + j) % len(agree)] for j in range(k)]
             instances.append(Instance(
                 instance_id=f"{f.family_id}/{r}", family_id=f.family_id, category=f.category, realization=r,
                 entry_point=f.entry_point, signature=f.signature, description=f.description,
