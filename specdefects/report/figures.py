@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import SpecDefectsInputError
+from ..files import atomic_path
 from ..vocabulary import variant_labels
 from .runs import Run
 from .tables import GAP, _frame, _grid, _variants, benchmark_label
@@ -82,8 +83,6 @@ def heatmap(data: Sequence[Run] | pd.DataFrame, path: str | os.PathLike,
 def save_figure(fig, path: str | os.PathLike, dpi: int = 150) -> Path:
     """Write a matplotlib figure atomically (a crash never leaves half a PNG); its path."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp{path.suffix}")
-    fig.savefig(tmp, dpi=dpi)
-    os.replace(tmp, path)
+    with atomic_path(path) as tmp:  # the temporary name ends .tmp: the format comes from the real suffix
+        fig.savefig(tmp, dpi=dpi, format=path.suffix[1:] or None)
     return path

@@ -27,7 +27,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..errors import SpecDefectsInputError
 from ..files import write_text_atomic
 from ..metrics import mcnemar_exact, paired_difference, paired_switching
 from ..vocabulary import (
@@ -48,6 +47,7 @@ from .runs import (
     _existing_results_files,
     model_name,
     outcome,
+    read_results_json,
     read_samples,
 )
 from .tables import GAP, frame_markdown, to_markdown
@@ -60,10 +60,16 @@ CONTROL_DIFFERENCES = (("tests_2", "tests_1"), ("tests_3", "tests_1"), ("asserti
 SUITES = QUALITY_SUITES
 
 
-def _task_re(kind: str, part: str, names) -> re.Pattern:
-    """``spec_follow_tests_<kind>_[<benchmark>_]<part>`` with the vocabulary's names."""
-    bench = f"(?P<benchmark>{'|'.join(follow_benchmarks())})_" if kind != "quality" else ""
-    return re.compile(rf"^{FOLLOW_GROUP}_{kind}_{bench}(?P<{part}>{'|'.join(names)})$")
+def _task_key(task: str) -> tuple[str, str, str] | None:
+    """``(kind, benchmark, condition)`` of a ``spec_follow_tests_<kind>_<benchmark>_<condition>`` task
+    (kind matched or controls), ``("quality", suite, "")`` of a ``spec_follow_tests_quality_<suite>`` one."""
+    benches = "|".join(follow_benchmarks())
+    for kind, conditions in (("matched", "|".join(MATCHED_CONDITIONS)), ("controls", "[a-z0-9_]+")):
+        m = re.match(rf"^{FOLLOW_GROUP}_{kind}_({benches})_({conditions})$", task)
+        if m:
+            return kind, m.group(1), m.group(2)
+    m = re.match(rf"^{FOLLOW_GROUP}_quality_({'|'.join(QUALITY_SUITES)})$", task)
+    return ("quality", m.group(1), "") if m else None
 
 
 TABLE2_COLUMNS = [("explicit_a_adherence", "Explicit A"), ("explicit_b_adherence", "Explicit B"),
@@ -106,15 +112,18 @@ def _passed(resp) -> int:
         return 0
 
 
-def _outcomes(results_file: Path, task: str) -> dict[str, list[int]]:
-    """task_id -> per-repeat pass (0/1) from the task's samples file; {} when none was logged."""
-    out: dict[str, list[int]] = {}
+def _read_answers(results_file: Path, task: str) -> tuple[dict[str, list[int]], dict[str, int]]:
+    """From the task's samples file: task_id -> per-repeat pass (0/1), and what the answers became
+    (:func:`answer_kind`) -> count; both empty when none was logged."""
+    passed: dict[str, list[int]] = {}
+    kinds: Counter = Counter()
     for s in read_samples(results_file, task):
         doc = s.get("doc") if isinstance(s.get("doc"), dict) else {}
         resps = (s.get("filtered_resps") or [[]])[0]
-        out[str(doc.get("task_id", s.get("doc_id")))] = [_passed(r) for r in
-                                                        (resps if isinstance(resps, list) else [resps])]
-    return out
+        resps = resps if isinstance(resps, list) else [resps]
+        passed[str(doc.get("task_id", s.get("doc_id")))] = [_passed(r) for r in resps]
+        kinds.update(answer_kind(r) for r in resps)
+    return passed, dict(kinds)
 
 
 def answer_kind(scored) -> str:
@@ -132,15 +141,6 @@ def answer_kind(scored) -> str:
         kind = outcome(d)
         return "neither rule" if kind in ("runtime error", "failed a test") else kind
     return outcome(d)
-
-
-def _answer_counts(results_file: Path, task: str) -> dict[str, int]:
-    c: Counter = Counter()
-    for s in read_samples(results_file, task):
-        resps = (s.get("filtered_resps") or [[]])[0]
-        for r in resps if isinstance(resps, list) else [resps]:
-            c[answer_kind(r)] += 1
-    return dict(c)
 
 
 def answers_table(runs: Sequence[FollowRun]) -> pd.DataFrame:
@@ -184,51 +184,35 @@ def load_follow_runs(paths: str | Path | Iterable[str | Path], require: bool = T
     runs: dict[str, FollowRun] = {}
     read: dict[tuple[str, str], tuple[str, Path, dict]] = {}  # (model, config) -> (data id, file, what)
     for f in sorted(dict.fromkeys(files), key=lambda f: (_date_id(f), str(f))):
-        try:
-            data = json.loads(f.read_text(encoding="utf-8"))
-            results = data.get("results") if isinstance(data, dict) else None
-            if not isinstance(results, dict):
-                raise SpecDefectsInputError("no 'results' mapping")
-        except (OSError, ValueError, KeyError, TypeError) as e:
-            warnings.warn(f"skipping malformed lm-eval results file {f}: {e}", ReportWarning, stacklevel=2)
+        data = read_results_json(f)
+        if data is None:
             continue
         name = model_name(data, f.parent.name)
-        for task, metrics in results.items():
+        for task, metrics in data["results"].items():
             if not isinstance(metrics, dict):
                 continue
-            run = None
+            key, pass1 = _task_key(task), _value(metrics, "pass@1")
+            if task != PAIRED_TASK and (key is None or pass1 is None):
+                continue  # not a follow-tests task, or one without a score
+            run = runs.setdefault(name, FollowRun(model=name))
             if task == PAIRED_TASK:
-                run = runs.setdefault(name, FollowRun(model=name))
-                for m in ("switching", "switching_ci_low", "switching_ci_high",
-                          *(k for k, _ in TABLE2_COLUMNS)):
+                for m in ("switching", "switching_ci_low", "switching_ci_high", *(k for k, _ in TABLE2_COLUMNS)):
                     v = _value(metrics, m)
                     if v is not None:
                         run.paired[m] = v
                 run.paired_rows = _paired_rows(f) or run.paired_rows
-            elif (m := (matched_re := _task_re("matched", "condition", MATCHED_CONDITIONS)).match(task)
-                  or _task_re("controls", "condition", ["[a-z0-9_]+"]).match(task)) \
-                    or (q := _task_re("quality", "suite", QUALITY_SUITES).match(task)):
-                v = _value(metrics, "pass@1")
-                if v is None:
-                    continue
-                run = runs.setdefault(name, FollowRun(model=name))
-                if m:
-                    kind = "matched" if m.re is matched_re else "controls"
-                    key = (kind, m.group("benchmark"), m.group("condition"))
-                    (run.matched if kind == "matched" else run.controls)[key[1:]] = v
-                else:
-                    key = ("quality", q.group("suite"), "")
-                    run.quality[key[1]] = v
-                outcomes = _outcomes(f, task)
-                if outcomes:
-                    run.outcomes[key] = outcomes
-            if run is not None:
-                counts = _answer_counts(f, task)
-                if counts:
-                    run.answers[task] = counts
-                if f not in run.sources:
-                    run.sources.append(f)
-                    _same_data(read, name, f, data)
+            elif key[0] == "quality":
+                run.quality[key[1]] = pass1
+            else:
+                (run.matched if key[0] == "matched" else run.controls)[key[1:]] = pass1
+            passed, counts = _read_answers(f, task)
+            if passed and key is not None:
+                run.outcomes[key] = passed
+            if counts:
+                run.answers[task] = counts
+            if f not in run.sources:
+                run.sources.append(f)
+                _same_data(read, name, f, data)
     if not runs and require:
         raise ReportError("no follow-tests results (tasks spec_follow_tests_*) in " + ", ".join(map(str, paths)))
     return list(runs.values())
@@ -259,7 +243,8 @@ def table2(runs: Sequence[FollowRun]) -> pd.DataFrame:
 
 
 def _difference(base: dict[str, list[int]], other: dict[str, list[int]], n_boot: int, seed: int) -> str:
-    """``other - base`` over paired tasks with its task-bootstrap interval and McNemar p (run 0)."""
+    """``other - base`` over paired tasks with its task-bootstrap interval and McNemar p (run 0);
+    :data:`GAP` without paired tasks (no samples logged)."""
     common = sorted(set(base) & set(other))
     if not common:
         return GAP
@@ -268,47 +253,39 @@ def _difference(base: dict[str, list[int]], other: dict[str, list[int]], n_boot:
     return f"{_pct(d['diff'], signed=True)} [{_pct(d['ci_low'], True)}, {_pct(d['ci_high'], True)}] (p={p:.3g})"
 
 
+def _per_benchmark(runs: Sequence[FollowRun], kind: str, headers: dict[str, str],
+                   differences: dict[str, tuple[str, str]], n_boot: int, seed: int) -> pd.DataFrame:
+    """One row per model x benchmark of the ``kind`` (matched or controls) tasks: pass@1 of each
+    condition under ``headers[condition]``, then each difference ``name -> (condition, base)``."""
+    rows = []
+    for r in runs:
+        scores = r.matched if kind == "matched" else r.controls
+        for b, label in follow_benchmark_labels().items():
+            if not any((b, c) in scores for c in headers):
+                continue
+            row = {"Model": r.model, "Benchmark": label}
+            row.update({h: _pct(scores.get((b, c))) for c, h in headers.items()})
+            for name, (c, base) in differences.items():
+                row[name] = _difference(r.outcomes.get((kind, b, base), {}), r.outcomes.get((kind, b, c), {}),
+                                        n_boot, seed)
+            rows.append(row)
+    return pd.DataFrame(rows, columns=["Model", "Benchmark", *headers.values(), *differences]).set_index("Model")
+
+
 def matched_table(runs: Sequence[FollowRun], n_boot: int = 5000, seed: int = 0) -> pd.DataFrame:
     """The study's Table 4 layout: held-out pass@1 per condition and each condition minus
     nl_only (percentage points, task-bootstrap 95% CI, McNemar p), one row per model x benchmark.
     Differences need ``--log_samples``; without samples they are gaps."""
-    cols = ["Model", "Benchmark", *(CONDITION_LABELS[c] for c in CONDITIONS),
-            *(f"{CONDITION_LABELS[c]} − NL" for c in CONDITIONS[1:])]
-    rows = []
-    for r in runs:
-        for b, label in follow_benchmark_labels().items():
-            if not any((b, c) in r.matched for c in CONDITIONS):
-                continue
-            row = {"Model": r.model, "Benchmark": label}
-            for c in CONDITIONS:
-                row[CONDITION_LABELS[c]] = _pct(r.matched.get((b, c)))
-            base = r.outcomes.get(("matched", b, "nl_only"), {})
-            for c in CONDITIONS[1:]:
-                other = r.outcomes.get(("matched", b, c), {})
-                row[f"{CONDITION_LABELS[c]} − NL"] = _difference(base, other, n_boot, seed) if base and other \
-                    else GAP
-            rows.append(row)
-    return pd.DataFrame(rows, columns=cols).set_index("Model")
+    return _per_benchmark(runs, "matched", {c: CONDITION_LABELS[c] for c in CONDITIONS},
+                          {f"{CONDITION_LABELS[c]} − NL": (c, "nl_only") for c in CONDITIONS[1:]}, n_boot, seed)
 
 
 def controls_table(runs: Sequence[FollowRun], n_boot: int = 5000, seed: int = 0) -> pd.DataFrame:
     """Held-out pass@1 per control condition and the paired differences of
     :data:`CONTROL_DIFFERENCES` (percentage points, task-bootstrap 95% CI, McNemar p), one row
     per model x benchmark; conditions a run left out are gaps."""
-    diffs = [f"{a} − {b}" for a, b in CONTROL_DIFFERENCES]
-    cols = ["Model", "Benchmark", *CONTROL_CONDITIONS, *diffs]
-    rows = []
-    for r in runs:
-        for b, label in follow_benchmark_labels().items():
-            if not any((b, c) in r.controls for c in CONTROL_CONDITIONS):
-                continue
-            row = {"Model": r.model, "Benchmark": label}
-            row.update({c: _pct(r.controls.get((b, c))) for c in CONTROL_CONDITIONS})
-            for (a, base), name in zip(CONTROL_DIFFERENCES, diffs):
-                x, y = r.outcomes.get(("controls", b, base), {}), r.outcomes.get(("controls", b, a), {})
-                row[name] = _difference(x, y, n_boot, seed) if x and y else GAP
-            rows.append(row)
-    return pd.DataFrame(rows, columns=cols).set_index("Model")
+    return _per_benchmark(runs, "controls", {c: c for c in CONTROL_CONDITIONS},
+                          {f"{a} − {b}": (a, b) for a, b in CONTROL_DIFFERENCES}, n_boot, seed)
 
 
 def quality_table(runs: Sequence[FollowRun], n_boot: int = 5000, seed: int = 0) -> pd.DataFrame:
@@ -319,12 +296,10 @@ def quality_table(runs: Sequence[FollowRun], n_boot: int = 5000, seed: int = 0) 
     for r in runs:
         if not r.quality:
             continue
-        row = {"Model": r.model, "High": _pct(r.quality.get("high")), "Low": _pct(r.quality.get("low")),
-               "Random": _pct(r.quality.get("random"))}
+        row = {"Model": r.model, **{s.title(): _pct(r.quality.get(s)) for s in SUITES}}
         base = r.outcomes.get(("quality", "random", ""), {})
         for s in ("high", "low"):
-            other = r.outcomes.get(("quality", s, ""), {})
-            row[f"{s.title()} − Random"] = _difference(base, other, n_boot, seed) if base and other else GAP
+            row[f"{s.title()} − Random"] = _difference(base, r.outcomes.get(("quality", s, ""), {}), n_boot, seed)
         rows.append(row)
     return pd.DataFrame(rows, columns=cols).set_index("Model")
 

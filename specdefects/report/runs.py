@@ -278,18 +278,27 @@ def outcome(scored) -> str:
     return "other"
 
 
+def read_results_json(path: Path) -> dict | None:
+    """The JSON of a ``results_*.json``, or None (after a :class:`ReportWarning` naming the file) when
+    it is unreadable, not JSON or has no ``results`` mapping."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
+            raise SpecDefectsInputError("no 'results' mapping")
+    except (OSError, ValueError) as e:
+        warnings.warn(f"skipping malformed lm-eval results file {path}: {e}", ReportWarning, stacklevel=3)
+        return None
+    return data
+
+
 def read_results_file(path: str | Path, fallback_name: str | None = None) -> list[Run]:
     """The :class:`Run` of one ``results_*.json`` (spec-defects tasks only): one run, two
     when the file also holds instruct-style tasks (that run's model is ``"<model> (instruct)"``),
     none when it holds no spec-defects task. A malformed file (unreadable, not JSON, no
     ``results`` mapping) is skipped with a :class:`ReportWarning` naming it."""
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
-            raise SpecDefectsInputError("no 'results' mapping")
-    except (OSError, ValueError) as e:
-        warnings.warn(f"skipping malformed lm-eval results file {path}: {e}", ReportWarning, stacklevel=2)
+    data = read_results_json(path)
+    if data is None:
         return []
     name = model_name(data, fallback_name or path.parent.name)
     used = _data_used(data)
@@ -403,14 +412,9 @@ def load_runs(paths: str | Path | Iterable[str | Path]) -> list[Run]:
     for model, same in runs.items():
         if len(same) > 1:
             _name_apart(model, same)
-    flat = [r for same in runs.values() for r in same]
     # order of first appearance in the arguments, not by timestamp
-    order: dict[int, int] = {}
-    for f in files:
-        for i, r in enumerate(flat):
-            if f in r.sources and i not in order:
-                order[i] = len(order)
-    return [r for i, r in sorted(enumerate(flat), key=lambda ir: order.get(ir[0], len(order)))]
+    first = {f: k for k, f in reversed(list(enumerate(files)))}
+    return sorted((r for same in runs.values() for r in same), key=lambda r: min(first[f] for f in r.sources))
 
 
 def _other_data(a: Run, b: Run) -> bool:
