@@ -67,13 +67,6 @@ class Run:
     def pass_at_1(self, benchmark: str, variant: str) -> float | None:
         return self.scores.get((benchmark, normalize_variant(variant)))
 
-    def to_dict(self) -> dict:
-        return {"model": self.model, "sources": [str(p) for p in self.sources], "data": dict(self.data),
-                "scores": [{"benchmark": b, "variant": v, "pass_at_1": s, "stderr": self.stderr.get((b, v)),
-                            "metric": self.metric.get((b, v)), "tests_scope": self.tests_scope.get((b, v))}
-                           for (b, v), s in self.scores.items()],
-                "n_samples": len(self.samples)}
-
 
 def model_name(data: dict, fallback: str | None) -> str | None:
     """The model's name from lm-eval's ``config.model_args`` (``pretrained=``, or ``model=`` for

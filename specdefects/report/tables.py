@@ -62,12 +62,8 @@ def _with_drops(rows: list[dict]) -> pd.DataFrame:
         else:
             r["drop_basis"] = r["drop_basis"] or UNPAIRED
         r["abs_drop"], r["rel_drop_pct"] = d["abs_drop"], d["rel_drop_pct"]
-    df = pd.DataFrame(rows)
-    extra = [c for c in df.columns if c not in LONG_COLUMNS]
-    for c in LONG_COLUMNS:
-        if c not in df.columns:
-            df[c] = None
-    return df[LONG_COLUMNS + extra]
+    extra = list(dict.fromkeys(k for r in rows for k in r if k not in LONG_COLUMNS))
+    return pd.DataFrame(rows, columns=LONG_COLUMNS + extra)
 
 
 def orig_on_same_tasks(run: Run) -> dict[tuple[str, str], dict]:
