@@ -24,20 +24,10 @@ def drop_matrix(data: Sequence[Run] | pd.DataFrame) -> pd.DataFrame:
     samples allow it (:func:`specdefects.report.tables.scores_frame`); NaN where a cell is missing."""
     models, benchmarks, cells = _grid(data)
     variants = [v for v in _variants(data) if v != "orig"]
-    cols, rows = [], []
-    for b in benchmarks:
-        label = benchmark_label(data, b)  # "LiveCodeBench (public tests only)" where so scored
-        for v in variants:
-            cols.append(f"{label} {variant_labels().get(v, v)}")
-    for m in models:
-        row = []
-        for b in benchmarks:
-            for v in variants:
-                rec = cells.get((m, b, v)) or {}
-                x = rec.get("rel_drop_pct")
-                row.append(float("nan") if x is None else float(x))
-        rows.append(row)
-    return pd.DataFrame(rows, index=pd.Index(models, name="model"), columns=cols, dtype=float)
+    labels = {b: benchmark_label(data, b) for b in benchmarks}  # "LiveCodeBench (public tests only)" where so scored
+    cols = [f"{labels[b]} {variant_labels().get(v, v)}" for b in benchmarks for v in variants]
+    rows = [[(cells.get((m, b, v)) or {}).get("rel_drop_pct") for b in benchmarks for v in variants] for m in models]
+    return pd.DataFrame(rows, index=pd.Index(models, name="model"), columns=cols, dtype=float)  # None: NaN
 
 
 def heatmap(data: Sequence[Run] | pd.DataFrame, path: str | os.PathLike,

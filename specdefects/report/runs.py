@@ -414,13 +414,9 @@ def _other_data(a: Run, b: Run) -> bool:
     """Whether two runs of one model read different data for a benchmark they share: another build
     (its sha256, recorded by ``specdefects eval``), else, where that is not recorded, other documents
     for the same task (lm-eval's ``task_hashes``). Such runs are kept apart, never merged."""
-    for bench in set(a.data_ids) & set(b.data_ids):
-        if a.data_ids[bench] != b.data_ids[bench]:
-            return True
-    for key in set(a.task_hashes) & set(b.task_hashes):
-        if not (key[0] in a.data_ids and key[0] in b.data_ids) and a.task_hashes[key] != b.task_hashes[key]:
-            return True
-    return False
+    return (any(a.data_ids[bench] != b.data_ids[bench] for bench in set(a.data_ids) & set(b.data_ids))
+            or any(a.task_hashes[key] != b.task_hashes[key] for key in set(a.task_hashes) & set(b.task_hashes)
+                   if not (key[0] in a.data_ids and key[0] in b.data_ids)))
 
 
 def _name_apart(model: str, same: list[Run]) -> None:
