@@ -223,12 +223,9 @@ def build_controls(mts: Sequence[MatchedTask], seed: int = 0, sandbox=None, work
                    ) -> tuple[list[ControlTask], list[Exclusion]]:
     """Control tasks of the matched ones (deterministic for a seed) and the excluded tasks with
     reasons. A kept task may still lack some conditions (``ControlTask.missing``)."""
-    excluded: list[Exclusion] = []
     fn = [mt for mt in mts if mt.task.test_kind == "function"]
-    for mt in mts:
-        if mt.task.test_kind != "function":
-            excluded.append(Exclusion(mt.task.benchmark, mt.task.task_id, "control prompts are built for function "
-                                                                          "tasks only"))
+    excluded = [Exclusion(mt.task.benchmark, mt.task.task_id, "control prompts are built for function tasks only")
+                for mt in mts if mt.task.test_kind != "function"]
     cts: list[ControlTask] = []
     for mt, (ins, outs) in zip(fn, _fill_pools(fn, sandbox, workers, limits)):
         hold = heldout(mt.task, ins)

@@ -152,27 +152,17 @@ def _call_args(src: str, entry_point: str) -> str | None:
 def exposed_examples(task: Task, k: int = MAX_EXAMPLES) -> tuple[list[str], list[str | None]]:
     """Up to ``k`` public example inputs and their official outputs (``None`` where the
     output must come from the reference)."""
-    inputs: list[str] = []
-    outputs: list[str | None] = []
     if task.benchmark == "livecodebench":
         cases = [c for c in task.examples if c.output is not None] or \
                 [c for c in task.tests if c.public and c.output is not None]
+        official: dict[str, str] = {}
         for c in cases:
-            if c.input not in inputs:
-                inputs.append(c.input)
-                outputs.append(c.output)
-        return inputs[:k], outputs[:k]
-    for c in task.examples:
-        args = _call_args(c.input, task.entry_point)
-        if args is not None and args not in inputs:
-            inputs.append(args)
-            outputs.append(None)
-    if not inputs:  # examples written in prose in the docstring (HumanEval: "For num = "AB" the output ...")
-        for args in _prose_examples(task):
-            if args not in inputs:
-                inputs.append(args)
-                outputs.append(None)
-    return inputs[:k], outputs[:k]
+            official.setdefault(c.input, c.output)
+        return list(official)[:k], list(official.values())[:k]
+    calls = [a for a in (_call_args(c.input, task.entry_point) for c in task.examples) if a is not None]
+    # no call among the examples: they are prose in the docstring (HumanEval: "For num = "AB" the output ...")
+    inputs = list(dict.fromkeys(calls or _prose_examples(task)))[:k]
+    return inputs, [None] * len(inputs)
 
 
 _LEAD = re.compile(r"(?:\binput\s*:|\bfor\s+\w+\s*=|\barr\s*=|\blst\s*=)\s*", re.I)
@@ -288,8 +278,7 @@ def corrupt_stdout(text: str) -> tuple[str, bool]:
         tok = m.group(0)
         new = (f"{float(tok) + 1:.{len(m.group(1)) - 1}f}" if m.group(1) else str(int(tok) + 1))
         return text[:m.start()] + new + text[m.end():], True
-    words = re.finditer(r"[A-Za-z]+", text)
-    for w in words:
+    for w in re.finditer(r"[A-Za-z]+", text):
         low = w.group(0).lower()
         if low in _YES_NO:
             rep = _YES_NO[low]

@@ -189,9 +189,11 @@ def s_connected(rng):
 
 # --------------------------------------------------------------------------- the families
 
-def _fam(fid, category, entry, signature, description, rule_a, rule_b, sentence_a, sentence_b, keyword_a, keyword_b,
-         ref_a, ref_b, sampler) -> Family:
-    return Family(family_id=fid, category=category, entry_point=entry, signature=signature,
+def _fam(category, signature, description, rule_a, rule_b, sentence_a, sentence_b, keyword_a, keyword_b, ref_a, ref_b,
+         sampler) -> Family:
+    """A family named after its function (the name in ``signature``)."""
+    name = signature[len("def "):signature.index("(")]
+    return Family(family_id=name, category=category, entry_point=name, signature=signature,
                   description=description, explicit_a=f"{description} {sentence_a}",
                   explicit_b=f"{description} {sentence_b}", rule_a=rule_a, rule_b=rule_b,
                   keyword_a=keyword_a, keyword_b=keyword_b, reference_a=ref_a.strip() + "\n",
@@ -200,7 +202,7 @@ def _fam(fid, category, entry, signature, description, rule_a, rule_b, sentence_
 
 FAMILIES: list[Family] = [
     # ---------------------------------------------------------------- ordering
-    _fam("sort_by_abs", "ordering", "sort_by_abs", "def sort_by_abs(nums: list[int]) -> list[int]:",
+    _fam("ordering", "def sort_by_abs(nums: list[int]) -> list[int]:",
          "Return the integers of nums sorted by absolute value, smallest first.",
          "ties between x and -x: the negative one first", "ties between x and -x: the positive one first",
          "When a number and its negation have the same absolute value, the negative number comes first.",
@@ -208,7 +210,7 @@ FAMILIES: list[Family] = [
          "negative number comes first", "positive number comes first",
          "def sort_by_abs(nums):\n    return sorted(nums, key=lambda x: (abs(x), x))",
          "def sort_by_abs(nums):\n    return sorted(nums, key=lambda x: (abs(x), -x))", s_sort_by_abs),
-    _fam("sort_words", "ordering", "sort_words", "def sort_words(words: list[str]) -> list[str]:",
+    _fam("ordering", "def sort_words(words: list[str]) -> list[str]:",
          "Return the words in alphabetical order.",
          "case-sensitive (code-point) order: capitals before lowercase",
          "case-insensitive order (ties keep input order)",
@@ -217,7 +219,7 @@ FAMILIES: list[Family] = [
          "case-sensitively", "case-insensitively",
          "def sort_words(words):\n    return sorted(words)",
          "def sort_words(words):\n    return sorted(words, key=str.lower)", s_sort_words),
-    _fam("by_frequency", "ordering", "by_frequency", "def by_frequency(nums: list[int]) -> list[int]:",
+    _fam("ordering", "def by_frequency(nums: list[int]) -> list[int]:",
          "Return the distinct values of nums ordered by how often they occur, most frequent first.",
          "equally frequent values: smaller value first", "equally frequent values: first appearance first",
          "Values that occur equally often are ordered by value, smaller first.",
@@ -229,7 +231,7 @@ FAMILIES: list[Family] = [
          "    order = {}\n    for i, v in enumerate(nums):\n        order.setdefault(v, i)\n"
          "    return sorted(c, key=lambda v: (-c[v], order[v]))", s_by_frequency),
     # ---------------------------------------------------------------- duplicates
-    _fam("dedupe", "duplicates", "dedupe", "def dedupe(nums: list[int]) -> list[int]:",
+    _fam("duplicates", "def dedupe(nums: list[int]) -> list[int]:",
          "Remove the duplicates from nums and return the resulting list.",
          "keep first occurrences in their original order", "return the distinct values sorted ascending",
          "Keep the first occurrence of each value, in the original order of first occurrence.",
@@ -238,7 +240,7 @@ FAMILIES: list[Family] = [
          "def dedupe(nums):\n    seen = set()\n    out = []\n    for x in nums:\n        if x not in seen:\n"
          "            seen.add(x)\n            out.append(x)\n    return out",
          "def dedupe(nums):\n    return sorted(set(nums))", s_dedupe),
-    _fam("remove_repeated", "duplicates", "remove_repeated", "def remove_repeated(nums: list[int]) -> list[int]:",
+    _fam("duplicates", "def remove_repeated(nums: list[int]) -> list[int]:",
          "Remove the repeated elements from nums, preserving the order of what remains.",
          "drop every copy of a value that occurs more than once", "keep one copy (the first) of every value",
          "A value that occurs more than once is dropped entirely: keep only the values that occur exactly once.",
@@ -247,7 +249,7 @@ FAMILIES: list[Family] = [
          "def remove_repeated(nums):\n    return [x for x in nums if nums.count(x) == 1]",
          "def remove_repeated(nums):\n    out = []\n    for x in nums:\n        if x not in out:\n"
          "            out.append(x)\n    return out", s_remove_repeated),
-    _fam("count_duplicates", "duplicates", "count_duplicates", "def count_duplicates(nums: list[int]) -> int:",
+    _fam("duplicates", "def count_duplicates(nums: list[int]) -> int:",
          "Return the number of duplicates in nums.",
          "number of distinct values that occur more than once", "number of extra copies (len minus distinct count)",
          "Count the distinct values that occur more than once; each such value counts once.",
@@ -257,7 +259,7 @@ FAMILIES: list[Family] = [
          "def count_duplicates(nums):\n    return sum(1 for v in set(nums) if nums.count(v) > 1)",
          "def count_duplicates(nums):\n    return len(nums) - len(set(nums))", s_count_duplicates),
     # ---------------------------------------------------------------- tied optima
-    _fam("argmax_index", "tied_optima", "argmax_index", "def argmax_index(nums: list[int]) -> int:",
+    _fam("tied_optima", "def argmax_index(nums: list[int]) -> int:",
          "Return the index of the largest element of the non-empty list nums.",
          "first index of the maximum", "last index of the maximum",
          "If the largest value occurs several times, return the smallest such index (its first occurrence).",
@@ -265,7 +267,7 @@ FAMILIES: list[Family] = [
          "first occurrence", "last occurrence",
          "def argmax_index(nums):\n    return nums.index(max(nums))",
          "def argmax_index(nums):\n    return len(nums) - 1 - nums[::-1].index(max(nums))", s_argmax),
-    _fam("most_frequent", "tied_optima", "most_frequent", "def most_frequent(nums: list[int]) -> int:",
+    _fam("tied_optima", "def most_frequent(nums: list[int]) -> int:",
          "Return the most frequent value in the non-empty list nums.",
          "ties: the smallest value", "ties: the value that appears first in nums",
          "If several values are equally most frequent, return the smallest of them.",
@@ -275,7 +277,7 @@ FAMILIES: list[Family] = [
          "    return min(v for v in nums if nums.count(v) == best)",
          "def most_frequent(nums):\n    best = max(nums.count(v) for v in nums)\n"
          "    return next(v for v in nums if nums.count(v) == best)", s_most_frequent),
-    _fam("longest_word", "tied_optima", "longest_word", "def longest_word(sentence: str) -> str:",
+    _fam("tied_optima", "def longest_word(sentence: str) -> str:",
          "Return the longest word of sentence (words are separated by single spaces).",
          "ties: the first longest word", "ties: the last longest word",
          "If several words share the maximum length, return the first of them.",
@@ -286,8 +288,7 @@ FAMILIES: list[Family] = [
          "def longest_word(sentence):\n    best = ''\n    for w in sentence.split():\n        if len(w) >= len(best):\n"
          "            best = w\n    return best", s_longest_word),
     # ---------------------------------------------------------------- interval boundaries
-    _fam("count_in_range", "interval_boundaries", "count_in_range",
-         "def count_in_range(nums: list[int], lo: int, hi: int) -> int:",
+    _fam("interval_boundaries", "def count_in_range(nums: list[int], lo: int, hi: int) -> int:",
          "Return how many numbers of nums lie between lo and hi.",
          "inclusive: lo <= x <= hi", "exclusive: lo < x < hi",
          "Both bounds are inclusive: count x with lo <= x <= hi.",
@@ -295,7 +296,7 @@ FAMILIES: list[Family] = [
          "inclusive", "exclusive",
          "def count_in_range(nums, lo, hi):\n    return sum(1 for x in nums if lo <= x <= hi)",
          "def count_in_range(nums, lo, hi):\n    return sum(1 for x in nums if lo < x < hi)", s_count_in_range),
-    _fam("range_list", "interval_boundaries", "range_list", "def range_list(start: int, end: int) -> list[int]:",
+    _fam("interval_boundaries", "def range_list(start: int, end: int) -> list[int]:",
          "Return the list of consecutive integers from start to end.",
          "end included", "end excluded (like range)",
          "The end value is included in the list: start, start + 1, ..., end (empty when start > end).",
@@ -303,8 +304,7 @@ FAMILIES: list[Family] = [
          "end value is included", "end value is excluded",
          "def range_list(start, end):\n    return list(range(start, end + 1))",
          "def range_list(start, end):\n    return list(range(start, end))", s_range_list),
-    _fam("filter_above", "interval_boundaries", "filter_above",
-         "def filter_above(scores: list[int], threshold: int) -> list[int]:",
+    _fam("interval_boundaries", "def filter_above(scores: list[int], threshold: int) -> list[int]:",
          "Return the scores that reach the threshold, in their original order.",
          "score >= threshold kept", "score > threshold kept (equal scores dropped)",
          "A score equal to the threshold counts: keep every score >= threshold.",
@@ -313,7 +313,7 @@ FAMILIES: list[Family] = [
          "def filter_above(scores, threshold):\n    return [s for s in scores if s >= threshold]",
          "def filter_above(scores, threshold):\n    return [s for s in scores if s > threshold]", s_filter_above),
     # ---------------------------------------------------------------- arithmetic conventions
-    _fam("int_divide", "arithmetic", "int_divide", "def int_divide(a: int, b: int) -> int:",
+    _fam("arithmetic", "def int_divide(a: int, b: int) -> int:",
          "Return the integer quotient of a divided by b (b is never 0).",
          "floor division (round toward negative infinity)", "truncating division (round toward zero)",
          "The quotient is rounded down, toward negative infinity (floor division).",
@@ -321,7 +321,7 @@ FAMILIES: list[Family] = [
          "negative infinity", "toward zero",
          "def int_divide(a, b):\n    return a // b",
          "def int_divide(a, b):\n    q = abs(a) // abs(b)\n    return q if (a >= 0) == (b > 0) else -q", s_int_divide),
-    _fam("round_half", "arithmetic", "round_half", "def round_half(x: float) -> int:",
+    _fam("arithmetic", "def round_half(x: float) -> int:",
          "Return x rounded to the nearest integer.",
          "halves round away from zero", "halves round to the nearest even integer (banker's rounding)",
          "A value exactly halfway between two integers is rounded away from zero (2.5 -> 3, -2.5 -> -3).",
@@ -330,7 +330,7 @@ FAMILIES: list[Family] = [
          "def round_half(x):\n    import math\n    r = math.floor(abs(x) + 0.5)\n    return r if x >= 0 else -r",
          "def round_half(x):\n    return round(x)", s_round_half),
     # ---------------------------------------------------------------- string matching
-    _fam("count_pattern", "string_matching", "count_pattern", "def count_pattern(text: str, pattern: str) -> int:",
+    _fam("string_matching", "def count_pattern(text: str, pattern: str) -> int:",
          "Return how many times pattern occurs in text.",
          "overlapping occurrences count", "non-overlapping occurrences, scanning left to right",
          "Overlapping occurrences all count (every start position where pattern matches).",
@@ -339,7 +339,7 @@ FAMILIES: list[Family] = [
          "def count_pattern(text, pattern):\n    return sum(1 for i in range(len(text) - len(pattern) + 1)\n"
          "               if text[i:i + len(pattern)] == pattern)",
          "def count_pattern(text, pattern):\n    return text.count(pattern)", s_count_pattern),
-    _fam("has_word", "string_matching", "has_word", "def has_word(sentence: str, word: str) -> bool:",
+    _fam("string_matching", "def has_word(sentence: str, word: str) -> bool:",
          "Return True if word occurs in sentence, otherwise False.",
          "only as a whole space-separated word", "anywhere as a substring",
          "The word must occur as a whole word, one of the space-separated words of sentence.",
@@ -348,7 +348,7 @@ FAMILIES: list[Family] = [
          "def has_word(sentence, word):\n    return word in sentence.split()",
          "def has_word(sentence, word):\n    return word in sentence", s_has_word),
     # ---------------------------------------------------------------- grouping
-    _fam("chunk", "grouping", "chunk", "def chunk(nums: list[int], k: int) -> list[list[int]]:",
+    _fam("grouping", "def chunk(nums: list[int], k: int) -> list[list[int]]:",
          "Split nums into consecutive groups of k elements (k >= 1) and return the list of groups.",
          "a shorter last group is kept", "an incomplete last group is dropped",
          "If the length is not a multiple of k, the last group is shorter and is kept.",
@@ -356,7 +356,7 @@ FAMILIES: list[Family] = [
          "is kept", "discarded",
          "def chunk(nums, k):\n    return [nums[i:i + k] for i in range(0, len(nums), k)]",
          "def chunk(nums, k):\n    return [nums[i:i + k] for i in range(0, len(nums) - k + 1, k)]", s_chunk),
-    _fam("group_equal", "grouping", "group_equal", "def group_equal(nums: list[int]) -> list[list[int]]:",
+    _fam("grouping", "def group_equal(nums: list[int]) -> list[list[int]]:",
          "Group equal elements of nums together and return the list of groups.",
          "groups are runs of adjacent equal elements", "one group per distinct value, in first-appearance order",
          "Only adjacent equal elements form a group: each maximal run of equal neighbours is one group.",
@@ -367,8 +367,7 @@ FAMILIES: list[Family] = [
          "def group_equal(nums):\n    groups = {}\n    for x in nums:\n        groups.setdefault(x, []).append(x)\n"
          "    return list(groups.values())", s_group_equal),
     # ---------------------------------------------------------------- graph reachability
-    _fam("reachable", "graph_reachability", "reachable",
-         "def reachable(edges: list[list[int]], start: int) -> list[int]:",
+    _fam("graph_reachability", "def reachable(edges: list[list[int]], start: int) -> list[int]:",
          "Given directed edges [u, v] (u -> v), return the sorted list of nodes reachable from start.",
          "start itself is always included", "only nodes reached by following at least one edge",
          "The start node itself is always included in the result (reachable by a path of length zero).",
@@ -381,8 +380,7 @@ FAMILIES: list[Family] = [
          "def reachable(edges, start):\n    seen = set()\n    todo = [start]\n    while todo:\n"
          "        u = todo.pop()\n        for a, b in edges:\n            if a == u and b not in seen:\n"
          "                seen.add(b)\n                todo.append(b)\n    return sorted(seen)", s_reachable),
-    _fam("connected", "graph_reachability", "connected",
-         "def connected(edges: list[list[int]], a: int, b: int) -> bool:",
+    _fam("graph_reachability", "def connected(edges: list[list[int]], a: int, b: int) -> bool:",
          "Given the edges [u, v] of a graph, return True if node b can be reached from node a (a node reaches "
          "itself).",
          "edges are directed (u -> v only)", "edges are undirected (both ways)",
