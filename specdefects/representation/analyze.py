@@ -31,6 +31,7 @@ import math
 import os
 import time
 import warnings
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -50,9 +51,9 @@ from ..followtests.controls import CONTROL_CONDITIONS
 from ..metrics import check_n_boot, cluster_bootstrap_ci
 from ..report.figures import save_figure
 from ..report.follow import CONDITIONS as MATCHED_CONDITIONS
-from ..report.follow import load_follow_runs
+from ..report.follow import _pct, load_follow_runs
 from ..report.runs import ReportWarning, registered_name
-from ..report.tables import GAP, frame_markdown
+from ..report.tables import GAP, _order, frame_markdown
 from ..vocabulary import follow_benchmark_labels
 from . import RepresentationError
 from .record import load_states
@@ -97,16 +98,13 @@ def load_state_folders(states_dirs: str | os.PathLike | Iterable[str | os.PathLi
             s = load_states(d)
         except ValueError as e:  # record's RepresentationError (or numpy's): names the folder and what is wrong
             raise RepresentationError(str(e)) from None
-        rows = pd.DataFrame(list(s.index), columns=["key", "config", "benchmark", "task_id", "condition"]
-                            if not s.index else None)
+        rows = pd.DataFrame(s.index, columns=["key", "config", "benchmark", "task_id", "condition", "tokens_sha256"])
         states = np.asarray(s.states)
         if states.ndim != 3 or states.shape[0] != len(rows):
             raise RepresentationError(f"{d}: {len(rows)} index rows but states of shape {states.shape}")
-        rows["folder"] = str(d)
-        if "tokens_sha256" not in rows.columns:
-            rows["tokens_sha256"] = None
         rows["tokens_sha256"] = rows["tokens_sha256"].fillna("")
-        frames.append(rows[["key", "config", "benchmark", "task_id", "condition", "tokens_sha256", "folder"]].astype(str))
+        rows["folder"] = str(d)
+        frames.append(rows.astype(str))
         arrays.append(states)
         metas.append((d, dict(s.meta)))
     models = {str(m.get("model")) for _, m in metas}
@@ -175,13 +173,11 @@ def cosine_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def condition_order(conditions: Iterable[str]) -> list[str]:
     """nl_only, the matched conditions, tests_1..3, the other controls, then any other (sorted)."""
-    rank = {c: i for i, c in enumerate(CONDITION_ORDER)}
-    return sorted(set(conditions), key=lambda c: (rank.get(c, len(rank)), c))
+    return _order(conditions, CONDITION_ORDER)
 
 
 def benchmark_order(benchmarks: Iterable[str]) -> list[str]:
-    rank = {b: i for i, b in enumerate(follow_benchmark_labels())}
-    return sorted(set(benchmarks), key=lambda b: (rank.get(b, len(rank)), b))
+    return _order(benchmarks, follow_benchmark_labels())
 
 
 def base_pairs(rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -210,11 +206,9 @@ def same_prompts(rows: pd.DataFrame) -> list[dict]:
     e.g. tests_1 and a correct_io prompt that shows one test): benchmark, the conditions joined by
     ``=``, and in how many tasks. Their states are identical, so no probe can tell them apart."""
     known = rows[rows["tokens_sha256"] != ""]
-    counts: dict[tuple[str, str], int] = {}
-    for (b, _t, _h), g in known.groupby(["benchmark", "task_id", "tokens_sha256"], sort=False):
-        if g["condition"].nunique() > 1:
-            key = (b, " = ".join(condition_order(g["condition"])))
-            counts[key] = counts.get(key, 0) + 1
+    counts = Counter((b, " = ".join(condition_order(g["condition"])))
+                     for (b, _t, _h), g in known.groupby(["benchmark", "task_id", "tokens_sha256"], sort=False)
+                     if g["condition"].nunique() > 1)
     rank = {b: i for i, b in enumerate(benchmark_order(b for b, _ in counts))}
     return [{"benchmark": b, "conditions": c, "n_tasks": n}
             for (b, c), n in sorted(counts.items(), key=lambda kv: (rank[kv[0][0]], -kv[1], kv[0][1]))]
@@ -261,7 +255,7 @@ def grouped_folds(groups: Sequence, labels: Sequence, folds: int = 5, seed: int 
     cv = StratifiedGroupKFold(n_splits=folds, shuffle=True, random_state=seed)
     with warnings.catch_warnings():  # "the least populated class has only n members": the grouping wins
         warnings.simplefilter("ignore", UserWarning)
-        return [(tr, te) for tr, te in cv.split(np.zeros(len(labels)), labels, groups)]
+        return list(cv.split(np.zeros(len(labels)), labels, groups))
 
 
 def _probe_model(seed: int):
@@ -466,10 +460,6 @@ class RepresentationReport:
 
 def _num(x, digits: int = 4) -> str:
     return GAP if x is None or x != x else f"{x:.{digits}f}"
-
-
-def _pct(x) -> str:
-    return GAP if x is None or x != x else f"{100 * x:.1f}"
 
 
 def _jsonable(x):

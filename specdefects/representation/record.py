@@ -53,8 +53,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import layout
-from ..files import atomic_path, check_writable_dir, write_json_atomic, write_text_atomic
-from ..hub import dataset_configs
+from ..files import atomic_path, check_writable_dir, write_json_atomic, write_jsonl_atomic
 from ..models import ModelError, is_registered, resolve_model, spec
 from ..models.runtime import announce, choose_runtime
 from . import RepresentationError
@@ -106,10 +105,9 @@ def _read_local(src: str, configs: Sequence[str]) -> dict[str, list[dict]]:
     if not folder.is_dir():
         raise RepresentationError(f"data folder {src} does not exist: build it with `specdefects build follow-tests "
                                   f"--out {src} --benchmarks ...`")
-    have = {c: layout.split_files(folder, c, "test") for c in layout.configs(folder)}
     out = {}
     for config in configs:
-        files = have.get(config) or []
+        files = layout.split_files(folder, config, "test")
         if not files:
             continue
         try:
@@ -137,15 +135,8 @@ def _read_hub(src: str, configs: Sequence[str]) -> dict[str, list[dict]]:
             ds = datasets.load_dataset(src, config, split="test")
         except Exception as e:
             raise RepresentationError(f"cannot load the {config} config of {src}: {_first_line(e)}") from None
-        keep = [c for c in ds.column_names if c in _scalar_columns(ds.features.arrow_schema)]
-        out[config] = ds.select_columns(keep).to_list()
+        out[config] = ds.select_columns(_scalar_columns(ds.features.arrow_schema)).to_list()
     return out
-
-
-def _available(src: str) -> list[str]:
-    if _is_local(src):
-        return sorted(dataset_configs(Path(src).expanduser())) if Path(src).expanduser().is_dir() else []
-    return []
 
 
 def _as_list(value, what: str) -> list[str] | None:
@@ -191,7 +182,7 @@ def prompt_rows(data: str, configs: str | Sequence[str] | None = None, benchmark
     loaded = _read_local(data, wanted) if _is_local(data) else _read_hub(data, wanted)
     missing = [c for c in wanted if c not in loaded]
     if missing and explicit:
-        have = _available(data)
+        have = sorted(layout.configs(Path(data).expanduser())) if _is_local(data) else []
         raise RepresentationError(f"{data} has no {', '.join(missing)} config" + (
             f" (it has {', '.join(have)})" if have else "") + ": build it with `specdefects build follow-tests`")
     for c in missing:
@@ -444,7 +435,7 @@ def _recover(folder: Path) -> tuple[list[dict], dict]:
     keep = [r for r in index if shapes[r["shard"]] is not None and 0 <= r["offset"] < shapes[r["shard"]][0]]
     dropped["index_lines"] = len(index) - len(keep)
     if len(keep) != len(index) or dropped["torn_index_line"]:
-        write_text_atomic(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in keep))
+        write_jsonl_atomic(path, keep)
     named = {r["shard"] for r in keep}
     for p in folder.glob("states-*.npz"):
         if SHARD_RE.match(p.name) and p.name not in named:
@@ -701,10 +692,9 @@ def record_states(model: str, rows: Sequence[dict], out: str | os.PathLike, batc
     rows = _validate_rows(rows)
     if dtype is not None and dtype not in DTYPES:
         raise RepresentationError(f"unknown dtype {dtype!r}; choose from {', '.join(DTYPES)}")
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise RepresentationError(f"batch_size must be a positive integer, got {batch_size!r}")
-    if isinstance(shard_rows, bool) or not isinstance(shard_rows, int) or shard_rows < 1:
-        raise RepresentationError(f"shard_rows must be a positive integer, got {shard_rows!r}")
+    for name, value in (("batch_size", batch_size), ("shard_rows", shard_rows)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise RepresentationError(f"{name} must be a positive integer, got {value!r}")
     if isinstance(check_samples, (str, os.PathLike)):
         check_samples = [check_samples]
     out = check_writable_dir(out)  # before the model is prepared: a file or an unwritable place is said first
@@ -771,9 +761,8 @@ def record_states(model: str, rows: Sequence[dict], out: str | os.PathLike, batc
             pending.sort(key=lambda p: -len(p[2]))
             from tqdm.auto import tqdm  # lazy: only a run with work shows a bar
 
-            bar = tqdm(total=len(pending), desc="represent record", unit="prompt", disable=not progress)
             t1 = time.perf_counter()
-            try:
+            with tqdm(total=len(pending), desc="represent record", unit="prompt", disable=not progress) as bar:
                 for s in range(0, len(pending), shard_rows):
                     chunk = pending[s:s + shard_rows]
                     parts = []
@@ -788,8 +777,6 @@ def record_states(model: str, rows: Sequence[dict], out: str | os.PathLike, batc
                               "tokens_sha256": tokens_sha256(ids)} for r, key, ids in chunk]
                     index += save_states(out, lines, states, {**meta, "rows": len(index) + len(lines)})
                     recorded += len(chunk)
-            finally:
-                bar.close()
             t_work = time.perf_counter() - t1
         if overflow:
             warnings.warn(f"{overflow} state values exceed float16's range and are stored as inf",
@@ -797,9 +784,9 @@ def record_states(model: str, rows: Sequence[dict], out: str | os.PathLike, batc
 
         check = token_check(tokenizer, index, check_samples) if check_samples else None
         wall = time.perf_counter() - t0
-        pps = recorded / t_work if recorded and t_work > 0 else None
+        pps = round(recorded / t_work, 4) if recorded and t_work > 0 else None
         if recorded:
-            meta.update(wall_s=round(wall, 3), prompts_per_s=round(pps, 4) if pps else None, batch_size=batch_size,
+            meta.update(wall_s=round(wall, 3), prompts_per_s=pps, batch_size=batch_size,
                         float16_overflow=overflow + (meta.get("float16_overflow") or 0))
         if check is not None:
             meta["token_check"] = check
@@ -808,4 +795,4 @@ def record_states(model: str, rows: Sequence[dict], out: str | os.PathLike, batc
     return RecordReport(out=str(out), model=model, model_path=path, dtype=dtype, batch_size=batch_size,
                         rows=len(rows), recorded=recorded, already=already, total=len(index), skipped=skipped,
                         dropped=dropped, chat_template=chat, wall_s=round(wall, 3),
-                        prompts_per_s=round(pps, 4) if pps else None, float16_overflow=overflow, token_check=check)
+                        prompts_per_s=pps, float16_overflow=overflow, token_check=check)
