@@ -58,6 +58,17 @@ def _value(argv: list[str], flag: str) -> tuple[int, str | None]:
     return -1, None
 
 
+def _set_value(argv: list[str], flag: str, value: str) -> None:
+    """Give ``flag`` the value ``value`` in ``argv``, in the form (``FLAG V`` or ``FLAG=V``) it has there."""
+    i, _ = _value(argv, flag)
+    if i < 0:
+        argv += [flag, value]
+    elif argv[i] == flag:
+        argv[i + 1] = value
+    else:
+        argv[i] = f"{flag}={value}"
+
+
 UNSAFE_FLAG = "--confirm_run_unsafe_code"
 OUR_TASK_PREFIXES = ("spec_defects", "spec_follow_tests")  # every one runs the model's code (unsafe_code: true)
 
@@ -66,9 +77,14 @@ def _our_tasks(tasks: str) -> list[str]:
     return [t.strip() for t in tasks.split(",") if t.strip().startswith(OUR_TASK_PREFIXES)]
 
 
+def _known_names() -> list[str]:
+    """Every task and group name of ours (spec_defects and follow-tests), sorted."""
+    return sorted({n for names in (all_names(), follow_names()) for kind in names.values() for n in kind})
+
+
 def check_task_names(tasks: str) -> None:
     """Our task names in ``--tasks`` (comma-separated) exist; an unknown one is named."""
-    known = {n for names in (all_names(), follow_names()) for kind in names.values() for n in kind}
+    known = set(_known_names())
     unknown = [t for t in _our_tasks(tasks) if t not in known]
     if unknown:
         raise EvalUsageError(
@@ -84,7 +100,7 @@ def check_task_spellings(tasks: str) -> None:
     but nearly is ("specdefects_humaneval") is named with the one it is close to. Other names are
     lm-eval's to resolve; its "Tasks not found" becomes one line too (see :func:`main`)."""
     import difflib
-    known = sorted({n for names in (all_names(), follow_names()) for kind in names.values() for n in kind})
+    known = _known_names()
     for t in (x.strip() for x in tasks.split(",") if x.strip()):
         if t.endswith((".yaml", ".yml")):
             if not any(Path().glob(t)) and not Path(t).expanduser().is_file():
@@ -178,16 +194,11 @@ def build_argv(argv: list[str]) -> list[str]:
     # a user's own --include_path stays as given: add_tasks_to_task_manager() adds ours beside it
     if sub == "run" and _value(argv, "--model")[1] == "specdefects-reference":
         # lm-eval names a run after pretrained= (else a random id): give the reference model its name
-        j, margs = _value(argv, "--model_args")
+        _, margs = _value(argv, "--model_args")
         if not margs or "pretrained=" not in margs:
             answer = next((a for a in ("pass", "empty", "follow") if margs and f"answer={a}" in margs), None)
             name = "specdefects-reference" + (f"-{answer}" if answer else "")
-            if j < 0:
-                argv += ["--model_args", f"pretrained={name}"]
-            elif argv[j] == "--model_args":
-                argv[j + 1] = f"{margs},pretrained={name}"
-            else:
-                argv[j] = f"--model_args={margs},pretrained={name}"
+            _set_value(argv, "--model_args", f"{margs},pretrained={name}" if margs is not None else f"pretrained={name}")
     if sub == "run":
         _resolve_registered_model(argv)
         _add_resume_cache(argv)
@@ -237,7 +248,7 @@ def _resolve_registered_model(argv: list[str]) -> None:
     each chunk), and for vLLM's CPU build
     ``enforce_eager=True`` (CUDA graphs do not exist there) and its CPU environment."""
     model = _value(argv, "--model")[1] or "hf"  # lm-eval's default
-    j, margs = _value(argv, "--model_args")
+    margs = _value(argv, "--model_args")[1]
     if model not in LOCAL_MODELS:
         return
     parts = [p for p in (margs or "").split(",") if p.strip()]
@@ -271,13 +282,7 @@ def _resolve_registered_model(argv: list[str]) -> None:
         for k, v in VLLM_CPU_ENV.items():
             os.environ.setdefault(k, v)
     if changed:
-        new = ",".join(parts)
-        if j < 0:
-            argv += ["--model_args", new]
-        elif argv[j] == "--model_args":
-            argv[j + 1] = new
-        else:
-            argv[j] = f"--model_args={new}"
+        _set_value(argv, "--model_args", ",".join(parts))
 
 
 def add_tasks_to_task_manager() -> None:
@@ -508,15 +513,12 @@ def main(argv: list[str]) -> int:
                              "on a GPU `pip install vllm`")
     lm_argv = build_argv(argv)
     _, tasks = _value(lm_argv, "--tasks")
-    data = os.environ.get(DATA_ENV)
-    if tasks and "spec_defects" in tasks and data and not Path(data).expanduser().is_dir():
-        raise EvalUsageError(f"{DATA_ENV}={data} is not a folder: build it with `specdefects build spec-defects "
-                             f"--out DIR` and set {DATA_ENV}=DIR (or unset it to use the Hub dataset {HUB_ID})")
-    follow_data = os.environ.get(FOLLOW_ENV)
-    if tasks and "spec_follow_tests" in tasks and follow_data and not Path(follow_data).expanduser().is_dir():
-        raise EvalUsageError(f"{FOLLOW_ENV}={follow_data} is not a folder: build it with `specdefects build "
-                             f"follow-tests --out DIR` and set {FOLLOW_ENV}=DIR (or unset it to use the Hub dataset "
-                             f"{FOLLOW_HUB})")
+    for group, env, dataset, hub_id in (("spec_defects", DATA_ENV, "spec-defects", HUB_ID),
+                                        ("spec_follow_tests", FOLLOW_ENV, "follow-tests", FOLLOW_HUB)):
+        data = os.environ.get(env)
+        if tasks and group in tasks and data and not Path(data).expanduser().is_dir():
+            raise EvalUsageError(f"{env}={data} is not a folder: build it with `specdefects build {dataset} --out DIR` "
+                                 f"and set {env}=DIR (or unset it to use the Hub dataset {hub_id})")
     add_tasks_to_task_manager()
     model_name = _value(lm_argv, "--model")[1]
     if model_name == "vllm":
