@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-from functools import partial
+from functools import cache, partial
 from pathlib import Path
 
 from .. import layout
@@ -90,29 +90,25 @@ def _defect_label(value, names) -> str:
 # which data each task read in this process: ``{"<src>/<config>": fingerprint}``; `specdefects eval`
 # writes it into the run's results JSON so that two runs can be compared
 DATA_USED: dict[str, dict] = {}
-_HUB_CHECKED: dict[tuple, bool] = {}
 
 
 def _offline_mode() -> bool:
     return any(os.environ.get(v, "").lower() in ("1", "true", "yes") for v in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"))
 
 
+@cache
 def hub_dataset_available(repo_id: str, revision: str | None = None) -> bool:
     """Whether the Hub has ``repo_id`` for us right now: one quick metadata call per process
     (``datasets.load_dataset`` would retry an unreachable Hub for about 25 s). In offline mode
     (``HF_HUB_OFFLINE``) it says yes: ``load_dataset`` then answers from its cache or fails at once."""
-    key = (repo_id, revision)
-    if key not in _HUB_CHECKED:
-        if _offline_mode():
-            _HUB_CHECKED[key] = True
-        else:
-            try:
-                from huggingface_hub import HfApi  # lazy: only the Hub fallback needs it (slow to import)
-                HfApi().dataset_info(repo_id, revision=revision, timeout=10)
-                _HUB_CHECKED[key] = True
-            except Exception:
-                _HUB_CHECKED[key] = False
-    return _HUB_CHECKED[key]
+    if _offline_mode():
+        return True
+    try:
+        from huggingface_hub import HfApi  # lazy: only the Hub fallback needs it (slow to import)
+        HfApi().dataset_info(repo_id, revision=revision, timeout=10)
+    except Exception:
+        return False
+    return True
 
 
 def _read_build_folder(src: str, config: str, build_hint: str):
@@ -263,10 +259,7 @@ def reference_answer(doc: dict, style: str = "completion") -> str:
     if not ref:
         return ""
     if style == "completion":
-        prompt = doc.get("prompt") or ""
-        if prompt and ref.startswith(prompt):
-            return ref[len(prompt):]
-        return ref
+        return ref.removeprefix(doc.get("prompt") or "")
     return f"```python\n{ref.rstrip()}\n```\n"
 
 __all__ = ["HUB_ID", "DATA_ENV", "SpecDefectsDataError", "load_variant", "tasks_dir",

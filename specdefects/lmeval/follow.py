@@ -35,13 +35,12 @@ import warnings
 from functools import partial
 
 from ..builders.local import build_command, local_build
-from ..execution import answer_failure, score_answers
 from ..followtests.scoring import follows, scoring_task
 from ..metrics import adherence, default_rule, paired_switching
 from ..records import Instance, RecordError, Task, TestCase
 from ..vocabulary import CONTROL_CONDITIONS, FOLLOW_GROUP, MATCHED_CONDITIONS, QUALITY_SUITES, follow_benchmarks
 from . import SpecDefectsDataError, load_test_split
-from .scoring import as_json, load_score, score_responses, workers_from_env
+from .scoring import as_json, flatten, load_score, score_responses
 
 HUB_ID = "specdefects/follow-tests"
 DATA_ENV = "SPECDEFECTS_FOLLOW_DATA"
@@ -178,42 +177,29 @@ def score_heldout(resps, docs):
 def score_paired(resps, docs):
     """``filter_fn`` of ``spec_follow_tests_paired``: each response becomes the JSON text of
     ``{follows_a, follows_b, status, reason, code}``; one sandbox batch for the whole task."""
-    out: list[list[dict | None]] = [[None] * len(r) for r in resps]
-    items, where = [], []
-    for i, (rs, doc) in enumerate(zip(resps, docs)):
-        try:
-            inst = Instance.from_dict(doc)
-            task = scoring_task(inst)
-        except Exception as e:
-            for j in range(len(rs)):
-                out[i][j] = {**answer_failure(f"bad dataset row: {e}", status="error"), "follows_a": False,
-                             "follows_b": False}
-            continue
-        for j, r in enumerate(rs):
-            items.append((task, r, "instruct", j))
-            where.append((i, j, inst))
-    if items:
-        scored = score_answers(items, workers=workers_from_env(), progress=True, outputs=True)
-        for (i, j, inst), d in zip(where, scored):
-            outputs = d.pop("outputs")
-            if outputs is None:  # rejected by the precheck, never ran
-                out[i][j] = {**d, "follows_a": False, "follows_b": False}
+    scored = score_responses(resps, docs, style="instruct", task_fn=lambda doc: scoring_task(Instance.from_dict(doc)),
+                             outputs=True)
+    out = []
+    for row, doc in zip(scored, docs):
+        out.append([])
+        for d in row:
+            outputs = d.pop("outputs", None)
+            if outputs is None:  # a bad dataset row, or rejected by the precheck: never ran
+                out[-1].append({**d, "follows_a": False, "follows_b": False})
                 continue
-            fa, fb = follows(inst, outputs)
-            out[i][j] = {"status": d["status"], "follows_a": fa, "follows_b": fb,
-                         "reason": "" if (fa or fb) else (d["status"] if d["status"] != "passed" else "follows neither rule"),
-                         "code": d["code"], "isolation": d["isolation"]}
+            fa, fb = follows(Instance.from_dict(doc), outputs)
+            out[-1].append({"status": d["status"], "follows_a": fa, "follows_b": fb,
+                            "reason": "" if (fa or fb) else (d["status"] if d["status"] != "passed"
+                                                             else "follows neither rule"),
+                            "code": d["code"], "isolation": d["isolation"]})
     return as_json(out)
 
 
 def process_paired(doc: dict, results: list) -> dict:
     """One per-generation row per repeat (``run`` = repeat index) under every paired metric;
     the aggregations compute the statistics."""
-    scores = []
-    for r in results:
-        scores.extend(r if isinstance(r, list) else [r])
     rows = []
-    for run, s in enumerate(scores):
+    for run, s in enumerate(flatten(results)):
         d = load_score(s)
         rows.append({"instance_id": doc["instance_id"], "family_id": doc["family_id"], "run": run,
                      "condition": doc["condition"], "follows_a": d.get("follows_a") is True,
@@ -221,19 +207,12 @@ def process_paired(doc: dict, results: list) -> dict:
     return {m: rows for m in PAIRED_METRICS}
 
 
-def _flatten(items) -> list[dict]:
-    rows = []
-    for it in items:
-        rows.extend(it if isinstance(it, list) else [it])
-    return rows
-
-
 def _guarded(name: str, fn):
     """A metric that cannot be computed on the documents run (e.g. ``--limit`` cut off every
     tests_b row) is NaN with a warning, never an exception that throws away the generations."""
     def agg(items):
         try:
-            return float(fn(_flatten(items)))
+            return float(fn(flatten(items)))
         except ValueError as e:
             warnings.warn(f"{GROUP}_paired: {name} not computed: {e}", stacklevel=2)
             return math.nan

@@ -39,8 +39,7 @@ class ReferenceLM(LM):
 
     @classmethod
     def create_from_arg_string(cls, arg_string: str, additional_config: dict | None = None) -> ReferenceLM:
-        args = simple_parse_args_string(arg_string or "")
-        return cls(**{k: v for k, v in args.items() if k == "answer"})
+        return cls.create_from_arg_obj(simple_parse_args_string(arg_string or ""))
 
     @classmethod
     def create_from_arg_obj(cls, arg_dict: dict, additional_config: dict | None = None) -> ReferenceLM:

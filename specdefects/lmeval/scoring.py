@@ -58,12 +58,13 @@ def workers_from_env() -> int | None:
 
 def score_responses(resps: Sequence[Sequence[Any]], docs: Sequence[dict], style: str = "completion",
                     workers: int | None = None, limits=None, sandbox=None, progress: bool = True,
-                    task_fn=None) -> list[list[dict]]:
+                    task_fn=None, outputs: bool = False) -> list[list[dict]]:
     """Score every response of a task in one sandbox batch.  ``resps[i]`` are the responses
     (one per repeat) to ``docs[i]``; the result has the same shape, each response replaced by
     a dict with ``status``, ``passed``, ``reason``, ``failed_test``, ``stderr``, ``code``,
-    ``duration_s`` and ``isolation``.  ``task_fn`` turns a row into the
-    :class:`~specdefects.records.Task` to run (default: :func:`task_of`)."""
+    ``duration_s`` and ``isolation`` (and ``outputs``, as :func:`~specdefects.execution.score_answers`
+    gives them, when asked).  ``task_fn`` turns a row into the :class:`~specdefects.records.Task`
+    to run (default: :func:`task_of`)."""
     out: list[list[dict | None]] = [[None] * len(r) for r in resps]
     items, where = [], []
     for i, (rs, doc) in enumerate(zip(resps, docs)):
@@ -79,7 +80,7 @@ def score_responses(resps: Sequence[Sequence[Any]], docs: Sequence[dict], style:
             where.append((i, j, scope))
     if items:
         scored = score_answers(items, workers=workers or workers_from_env(), limits=limits, sandbox=sandbox,
-                               progress=progress)
+                               progress=progress, outputs=outputs)
         for (i, j, scope), d in zip(where, scored):
             out[i][j] = {**d, **scope}
     _warn_if_all_empty(out)
@@ -120,6 +121,12 @@ def score_instruct(resps, docs):
     return as_json(score_responses(resps, docs, style="instruct"))
 
 
+def flatten(results: list) -> list:
+    """lm-eval's results of one document (one entry per request, each a list of per-repeat
+    scores or a single one) as one list of scores."""
+    return [s for r in results for s in (r if isinstance(r, list) else [r])]
+
+
 def load_score(s) -> dict:
     """A stored score (the JSON text :func:`as_json` wrote, or the dict itself) as a dict; ``{}``
     for anything else."""
@@ -138,9 +145,7 @@ def process_results(doc: dict, results: list) -> dict:
     document whose data says which tests it holds (``metadata.tests_scope``: LiveCodeBench) also
     gets ``public_tests_only`` (1.0 when scored on the statement's public examples alone, so its
     pass@k is an upper bound of the hidden-test one; 0.0 otherwise)."""
-    scores = []
-    for r in results:  # one entry per request; each a list of per-repeat dicts
-        scores.extend(r if isinstance(r, list) else [r])
+    scores = flatten(results)
     n = len(scores)
     c = sum(1 for s in scores if load_score(s).get("passed") is True)
     out = {f"pass@{k}": pass_at_k(n, c, k) for k in PASS_KS if k <= n} if n else {"pass@1": 0.0}
