@@ -139,9 +139,6 @@ def paired_difference(rows_a: Mapping[Any, Any] | Iterable[Any], rows_b: Mapping
     Returns ``mean_a``, ``mean_b``, ``diff``, ``ci_low``, ``ci_high``, ``n_tasks``,
     ``n_clusters``, ``n_unpaired``, ``n_boot``, ``alpha``.
     """
-    check_n_boot(n_boot, alpha, seed)
-    if missing not in ("error", "intersect"):
-        raise SpecDefectsInputError(f"missing must be 'error' or 'intersect', got {missing!r}")
     return difference_of_task_means(task_means(rows_a, "rows_a"), task_means(rows_b, "rows_b"),
                                     n_boot=n_boot, seed=seed, alpha=alpha, clusters=clusters,
                                     missing=missing)

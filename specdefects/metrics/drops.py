@@ -28,20 +28,25 @@ def drops(pass_at_1: Mapping[str, float], baseline: str = "orig") -> dict[str, d
     >>> round(drops({"orig": 37.2, "US": 29.3})["US"]["rel_drop_pct"], 2)
     -21.24
     """
-    if not isinstance(pass_at_1, Mapping) or not pass_at_1:
-        raise SpecDefectsInputError("pass_at_1 must be a non-empty mapping variant -> pass@1")
-    if baseline not in pass_at_1:
-        raise SpecDefectsInputError(f"pass_at_1 has no baseline {baseline!r} (keys: {sorted_keys(pass_at_1)})")
+    variants = _variants(pass_at_1, baseline, "pass_at_1", "pass@1")
     orig = _share(pass_at_1[baseline], f"pass_at_1[{baseline!r}]")
     out = {}
-    for variant in pass_at_1:
-        if variant == baseline:
-            continue
+    for variant in variants:
         v = _share(pass_at_1[variant], f"pass_at_1[{variant!r}]")
         out[variant] = {"pass_at_1": v, "abs_drop": v - orig, "rel_drop_pct": _rel(v, orig)}
-    if not out:
-        raise SpecDefectsInputError(f"pass_at_1 holds only the baseline {baseline!r}: no variant to compare")
     return out
+
+
+def _variants(by_variant: Mapping[str, Any], baseline: str, name: str, what: str) -> list[str]:
+    """The keys of ``by_variant`` (variant -> ``what``) other than ``baseline``, which it must hold."""
+    if not isinstance(by_variant, Mapping) or not by_variant:
+        raise SpecDefectsInputError(f"{name} must be a non-empty mapping variant -> {what}")
+    if baseline not in by_variant:
+        raise SpecDefectsInputError(f"{name} has no baseline {baseline!r} (keys: {sorted_keys(by_variant)})")
+    variants = [v for v in by_variant if v != baseline]
+    if not variants:
+        raise SpecDefectsInputError(f"{name} holds only the baseline {baseline!r}: no variant to compare")
+    return variants
 
 
 def _share(value, what: str) -> float:
@@ -62,16 +67,11 @@ def paired_drops(per_task: Mapping[str, Any], baseline: str = "orig", n_boot: in
     with its task-bootstrap ``ci_low``/``ci_high``, ``rel_drop_pct`` (percent; None when orig
     is 0), ``n_tasks`` and ``n_unpaired`` (baseline tasks without this variant).
     """
-    if not isinstance(per_task, Mapping) or not per_task:
-        raise SpecDefectsInputError("per_task must be a non-empty mapping variant -> per-task outcomes")
-    if baseline not in per_task:
-        raise SpecDefectsInputError(f"per_task has no baseline {baseline!r} (keys: {sorted_keys(per_task)})")
+    variants = _variants(per_task, baseline, "per_task", "per-task outcomes")
     base = task_means(per_task[baseline], f"per_task[{baseline!r}]")
     out = {}
-    for variant, data in per_task.items():
-        if variant == baseline:
-            continue
-        var = task_means(data, f"per_task[{variant!r}]")
+    for variant in variants:
+        var = task_means(per_task[variant], f"per_task[{variant!r}]")
         extra = set(var) - set(base)
         if extra:
             raise SpecDefectsInputError(f"per_task[{variant!r}] has {len(extra)} task(s) the baseline lacks "
@@ -82,6 +82,4 @@ def paired_drops(per_task: Mapping[str, Any], baseline: str = "orig", n_boot: in
                         "ci_low": res["ci_low"], "ci_high": res["ci_high"],
                         "rel_drop_pct": _rel(res["mean_b"], res["mean_a"]),
                         "n_tasks": res["n_tasks"], "n_unpaired": res["n_unpaired"]}
-    if not out:
-        raise SpecDefectsInputError(f"per_task holds only the baseline {baseline!r}: no variant to compare")
     return out

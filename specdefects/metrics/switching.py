@@ -22,12 +22,13 @@ from .bootstrap import mean_bootstrap
 TESTS_A, TESTS_B = "tests_a", "tests_b"
 
 
-def _generations(rows: Iterable[Any], conditions: set[str] | None) -> list[dict]:
-    """Rows under ``conditions`` (all when None) as plain dicts, checked; family ids consistent."""
+def _generations(rows: Iterable[Any], conditions: set[str], none: str) -> list[dict]:
+    """Rows under ``conditions`` as plain dicts, checked; family ids consistent. ``none``: the
+    error when there is no such row."""
     out, family_of, seen = [], {}, set()
     for i, row in enumerate(rows):
         cond = field(row, "condition", what=f"rows[{i}]")
-        if conditions is not None and cond not in conditions:
+        if cond not in conditions:
             continue
         inst = field(row, "instance_id", what=f"rows[{i}]")
         fam = field(row, "family_id", what=f"rows[{i}]")
@@ -41,28 +42,27 @@ def _generations(rows: Iterable[Any], conditions: set[str] | None) -> list[dict]
         out.append({"instance": inst, "family": fam, "run": run, "condition": cond,
                     "a": as_bool(field(row, "follows_a", what=where), f"{where} follows_a"),
                     "b": as_bool(field(row, "follows_b", what=where), f"{where} follows_b")})
+    if not out:
+        raise SpecDefectsInputError(none)
     return out
 
 
-def _summarise(values: dict[tuple[Any, Any], float], family_of: dict[Any, Any],
-               n_boot: int, seed: Any, alpha: float) -> dict:
+def _summarise(values: dict[tuple[Any, Any], float], gens: list[dict], n_boot: int, seed: Any, alpha: float) -> dict:
     """``values``: (instance, run) -> 0/1 (or a share). Instance mean over runs, mean over
-    instances, per-run means, family-bootstrap interval."""
+    instances, per-run means, family-bootstrap interval (the families of ``gens``)."""
+    family_of = {g["instance"]: g["family"] for g in gens}
     by_inst: dict[Any, list[float]] = {}
     by_run: dict[Any, list[float]] = {}
     for (inst, run), v in values.items():
         by_inst.setdefault(inst, []).append(v)
         by_run.setdefault(run, []).append(v)
     inst_mean = {i: float(np.mean(v)) for i, v in by_inst.items()}
-    fam_sum: dict[Any, float] = {}
-    fam_n: dict[Any, int] = {}
+    by_fam: dict[Any, list[float]] = {}
     for inst, m in inst_mean.items():
-        f = family_of[inst]
-        fam_sum[f] = fam_sum.get(f, 0.0) + m
-        fam_n[f] = fam_n.get(f, 0) + 1
-    fams = sorted_keys(fam_sum)
-    sums = np.array([fam_sum[f] for f in fams])
-    counts = np.array([fam_n[f] for f in fams], dtype=float)
+        by_fam.setdefault(family_of[inst], []).append(m)
+    fams = sorted_keys(by_fam)
+    sums = np.array([sum(by_fam[f]) for f in fams])
+    counts = np.array([len(by_fam[f]) for f in fams], dtype=float)
     lo, hi = mean_bootstrap(sums, counts, n_boot, seed, alpha)
     return {"rate": float(sums.sum() / counts.sum()), "ci_low": lo, "ci_high": hi,
             "per_run": {r: float(np.mean(by_run[r])) for r in sorted_keys(by_run)},
@@ -80,13 +80,10 @@ def paired_switching(rows: Iterable[Any], n_boot: int = 5000, seed: Any = 0, alp
     ``n_instances``, ``n_families``, ``n_boot``.
     """
     check_n_boot(n_boot, alpha, seed)
-    gens = _generations(rows, {TESTS_A, TESTS_B})
-    if not gens:
-        raise SpecDefectsInputError("no tests_a / tests_b rows: paired switching needs both conditions")
+    gens = _generations(rows, {TESTS_A, TESTS_B}, "no tests_a / tests_b rows: paired switching needs both conditions")
     pairs: dict[tuple[Any, Any], dict[str, dict]] = {}
     for g in gens:
         pairs.setdefault((g["instance"], g["run"]), {})[g["condition"]] = g
-    family_of = {g["instance"]: g["family"] for g in gens}
     values = {}
     for (inst, run), p in pairs.items():
         for need in (TESTS_A, TESTS_B):
@@ -95,7 +92,7 @@ def paired_switching(rows: Iterable[Any], n_boot: int = 5000, seed: Any = 0, alp
                 raise SpecDefectsInputError(f"instance {inst!r} run {run!r}: has a {have} generation "
                                  f"but no {need} partner")
         values[(inst, run)] = float(p[TESTS_A]["a"] and p[TESTS_B]["b"])
-    return _summarise(values, family_of, n_boot, seed, alpha)
+    return _summarise(values, gens, n_boot, seed, alpha)
 
 
 def _rule(rule: str) -> str:
@@ -112,12 +109,9 @@ def adherence(rows: Iterable[Any], condition: str, rule: str, n_boot: int = 5000
     Returns the same fields as :func:`paired_switching`."""
     check_n_boot(n_boot, alpha, seed)
     r = _rule(rule)
-    gens = _generations(rows, {condition})
-    if not gens:
-        raise SpecDefectsInputError(f"no rows with condition {condition!r}")
-    family_of = {g["instance"]: g["family"] for g in gens}
+    gens = _generations(rows, {condition}, f"no rows with condition {condition!r}")
     values = {(g["instance"], g["run"]): float(g[r]) for g in gens}
-    return _summarise(values, family_of, n_boot, seed, alpha)
+    return _summarise(values, gens, n_boot, seed, alpha)
 
 
 def default_rule(rows: Iterable[Any], condition: str) -> dict:
@@ -125,9 +119,7 @@ def default_rule(rows: Iterable[Any], condition: str) -> dict:
     of ``A`` (A only), ``B`` (B only), ``neither`` and ``both`` (they sum to 1; ``both`` is
     0 when the rules conflict on the checked inputs), each averaged within instance over
     runs and then over instances. Also ``n_instances`` and ``n_generations``."""
-    gens = _generations(rows, {condition})
-    if not gens:
-        raise SpecDefectsInputError(f"no rows with condition {condition!r}")
+    gens = _generations(rows, {condition}, f"no rows with condition {condition!r}")
     cats = ("A", "B", "neither", "both")
     by_inst: dict[Any, list[np.ndarray]] = {}
     for g in gens:
