@@ -199,8 +199,6 @@ def is_registered(name: str) -> bool:
 
 # --------------------------------------------------------------------------- locations
 
-
-
 def gguf_path(name: str) -> Path:
     return cache_dir() / "models" / "gguf" / spec(name).filename
 
@@ -522,15 +520,13 @@ def vllm_is_cpu_build() -> bool:
 
 def remove(name: str) -> list[str]:
     """Delete what is cached for ``name``; returns the removed paths."""
-    gone = []
-    for p in (gguf_path(name), hf_path(name)):
+    gone = [p for p in (gguf_path(name), hf_path(name)) if p.exists()]
+    for p in gone:
         if p.is_dir():
             shutil.rmtree(p)
-            gone.append(str(p))
-        elif p.exists():
+        else:
             p.unlink()
-            gone.append(str(p))
-    return gone
+    return [str(p) for p in gone]
 
 
 __all__ = ["ENTRY_POINT_GROUP", "ModelSpec", "register_model", "unregister_model", "Part", "ModelError", "names",

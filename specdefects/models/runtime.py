@@ -62,10 +62,6 @@ def cpu_kind(flags: frozenset[str] | None = None) -> str:
     return "other"
 
 
-def has_bf16(flags: frozenset[str] | None = None) -> bool:
-    return cpu_kind(flags) == "bf16"
-
-
 @dataclass(frozen=True)
 class Runtime:
     """What to run the embedded model with, and why."""
@@ -125,5 +121,5 @@ def announce(rt: Runtime, stream=None) -> None:
     print(rt.line(), file=stream or sys.stderr, flush=True)
 
 
-__all__ = ["BF16_FLAGS", "DTYPES", "CPU_BATCH_SIZE", "Runtime", "cpu_flags", "cpu_kind", "has_bf16",
+__all__ = ["BF16_FLAGS", "DTYPES", "CPU_BATCH_SIZE", "Runtime", "cpu_flags", "cpu_kind",
            "choose_runtime", "chosen_dtype", "announce"]
