@@ -15,8 +15,9 @@ from __future__ import annotations
 import contextlib
 import os
 import random
+import time
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -116,6 +117,14 @@ def load_benchmarks(req: BuildRequest, sample: int | None = None, seed: int = 0,
 
 # --------------------------------------------------------------------------- writing
 
+@contextlib.contextmanager
+def timed(report: Any, name: str) -> Iterator[None]:
+    """Add the seconds of one step of the build to ``report.timings[name]``."""
+    t0 = time.perf_counter()
+    yield
+    report.timings[name] = round(report.timings.get(name, 0.0) + time.perf_counter() - t0, 2)
+
+
 def parquet_path(out: str | os.PathLike, config: str, split: str) -> Path:
     return layout.split_path(out, config, split)
 
@@ -131,11 +140,6 @@ def write_config(report: Any, out: str | os.PathLike, config: str, rows: list[di
         ds.to_parquet(str(tmp))
     report.rows.setdefault(config, {})[split] = len(ds)
     report.nbytes.setdefault(config, {})[split] = int(ds.data.nbytes)
-
-
-def drop_config(out: str | os.PathLike, config: str, split: str = BENCHMARK_SPLIT) -> None:
-    """Remove a split this build does not make (a stale file of an earlier build)."""
-    parquet_path(out, config, split).unlink(missing_ok=True)
 
 
 def front_matter(report: Any, features: Mapping[str, Any], default: str, meta: dict) -> str:

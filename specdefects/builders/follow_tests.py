@@ -22,13 +22,12 @@ Configs (split ``test``):
 
 from __future__ import annotations
 
-import contextlib
 import os
 import random
 import re
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -52,9 +51,9 @@ from .common import (
     BuildError,
     check_build_out,
     check_request,
-    drop_config,
     front_matter,
     load_benchmarks,
+    timed,
     write_card_and_report,
     write_config,
 )
@@ -286,11 +285,9 @@ def _build_quality(report: FollowTestsReport, tasks: list, out: Path, feats: dic
         "mutant_cpu_floor_s": q.MUTANT_CPU_FLOOR_S, "mutant_cpu_factor": q.MUTANT_CPU_FACTOR,
         "length_tolerance": q.LENGTH_TOLERANCE, "min_tolerance_chars": q.MIN_TOLERANCE_CHARS}
     rows = q.quality_rows(kept)
-    if not rows:
-        drop_config(out, "quality")
-        return
-    feats["quality"] = q.quality_features()
-    write_config(report, out, "quality", rows, feats["quality"])
+    if rows:
+        feats["quality"] = q.quality_features()
+        write_config(report, out, "quality", rows, feats["quality"])
 
 
 def quality_sample(loaded: dict[str, list], n: int | None, seed: int) -> list:
@@ -327,10 +324,8 @@ def _build_matched(report: FollowTestsReport, out: Path, feats: dict, loaded: di
         all_kept += kept
     feats["matched"] = matched_features()
     rows = matched_rows(all_kept)
-    if rows:
+    if rows:  # none when every task is excluded
         write_config(report, out, "matched", rows, feats["matched"])
-    else:  # every task excluded: an earlier build's matched file must not stand in for this one
-        drop_config(out, "matched")
     return all_kept
 
 
@@ -345,8 +340,6 @@ def _build_controls(report: FollowTestsReport, out: Path, feats: dict, matched: 
     if rows:
         feats["controls"] = control_features()
         write_config(report, out, "controls", rows, feats["controls"])
-    else:
-        drop_config(out, "controls")
 
 
 def _isolation() -> str:
@@ -357,36 +350,23 @@ def _isolation() -> str:
         return ""
 
 
-@contextlib.contextmanager
-def _timed(report: FollowTestsReport, name: str) -> Iterator[None]:
-    """Record the seconds of one step of the build in ``report.timings[name]``."""
-    t0 = time.perf_counter()
-    yield
-    report.timings[name] = round(time.perf_counter() - t0, 2)
-
-
 def _build_configs(report: FollowTestsReport, out: Path, feats: dict, loaded: dict[str, list], seed: int,
                    workers: int | None, progress: bool, quality_tasks: int | None) -> None:
-    """Every config of the build, written under ``out`` (the build's temporary folder)."""
-    with _timed(report, "families"):
+    """Every config of the build, written under ``out`` (the build's temporary folder, empty at the
+    start: a config this build does not make is absent)."""
+    with timed(report, "families"):
         _build_families(report, out, feats, seed, workers)
     matched = []
     if loaded:
-        with _timed(report, "matched"):
+        with timed(report, "matched"):
             matched = _build_matched(report, out, feats, loaded, workers, progress)
-    else:
-        drop_config(out, "matched")
     if matched:
-        with _timed(report, "controls"):
+        with timed(report, "controls"):
             _build_controls(report, out, feats, matched, seed, workers, progress)
-    else:
-        drop_config(out, "controls")
     picked = quality_sample(loaded, quality_tasks, seed) if quality_tasks != 0 else []
     if picked:
-        with _timed(report, "quality"):
+        with timed(report, "quality"):
             _build_quality(report, picked, out, feats, seed, workers, progress)
-    else:
-        drop_config(out, "quality")
 
 
 def build_follow_tests(out: str | os.PathLike, benchmarks: Sequence[str] | None = None,

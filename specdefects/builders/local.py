@@ -72,11 +72,8 @@ def build_path(dataset: str, config: str, benchmark: str | None = None) -> Path:
 def _locked(path: Path):
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path.with_name(f".{path.name}.lock"), "w") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
+        fcntl.flock(f, fcntl.LOCK_EX)  # released when the file closes
+        yield
 
 
 def local_build(dataset: str, config: str, benchmark: str | None = None, progress: bool = True) -> Path:

@@ -57,8 +57,8 @@ from .common import (
     BuildError,
     check_build_out,
     check_request,
-    drop_config,
     load_benchmarks,
+    timed,
     write_card_and_report,
     write_config,
 )
@@ -205,9 +205,6 @@ class Skip:
     reason: str
     stage: str  # load | mutate | validity | judge | invariance | row (load: a source row that became no task at all)
 
-    def to_dict(self) -> dict:
-        return asdict(self)
-
 
 @dataclass
 class BuildReport:
@@ -234,10 +231,7 @@ class BuildReport:
     specdefects: str = __version__                                         # the package that built it
 
     def to_dict(self) -> dict:
-        d = asdict(self)
-        d["skipped"] = [s.to_dict() for s in self.skipped]
-        d["mutator_bugs"] = [s.to_dict() for s in self.mutator_bugs]
-        return d
+        return asdict(self)  # the Skips too: asdict recurses into dataclasses
 
     def summary(self) -> str:
         lines = [f"spec-defects written to {self.out} (seed {self.seed}, engine {self.engine}, "
@@ -333,8 +327,7 @@ def _source_notes(report: BuildReport, loaded: dict[str, list[Task]], skipped_ro
     at load (one skip each), tasks kept but not runnable (by reason), public-only tests."""
     for r in skipped_rows:
         report.skipped.append(Skip(r.benchmark, r.task_id, "all", f"source row skipped: {r.reason}", "load"))
-    for b in dict.fromkeys(r.benchmark for r in skipped_rows):
-        n = sum(1 for r in skipped_rows if r.benchmark == b)
+    for b, n in Counter(r.benchmark for r in skipped_rows).items():
         report.notes.append(f"{b}: {n} source row(s) made no task (skipped entries with stage 'load')")
     for b, tasks in loaded.items():
         why = Counter(t.metadata.get("not_runnable_reason", "?") for t in tasks if t.metadata.get("runnable") is False)
@@ -374,9 +367,7 @@ def _reference_status(report: BuildReport, benchmark: str, tasks: list[Task], wi
 
 def _failure_detail(r) -> str:
     """What a failing run says about its failure, for the report (a line at most)."""
-    detail = r.failed_test or r.stderr.strip().splitlines()[-1:] or ""
-    if isinstance(detail, list):
-        detail = detail[0] if detail else ""
+    detail = r.failed_test or (r.stderr.strip().splitlines() or [""])[-1]
     return f": {str(detail)[:200]}" if detail else ""
 
 
@@ -482,10 +473,8 @@ def _write_validator(report: BuildReport, out: Path, rows_by_bench: dict[str, li
     report.rows["validator"], report.nbytes["validator"] = {}, {}
     for s in VALIDATOR_SPLITS:
         chosen = [r for r, name in zip(vrows, splits) if name == s]
-        if not chosen:  # datasets cannot load an empty split: leave it out (and any stale file of it)
-            drop_config(out, "validator", s)
-            continue
-        write_config(report, out, "validator", chosen, features, split=s)
+        if chosen:  # datasets cannot load an empty split: leave it out
+            write_config(report, out, "validator", chosen, features, split=s)
 
 
 def _store_dir(llm_store) -> Path | None:
@@ -538,39 +527,34 @@ def build_spec_defects(out: str | os.PathLike, benchmarks: Sequence[str] = ("hum
     report = BuildReport(out=str(out), seed=seed, engine=engine, split_strategy=split_strategy,
                          benchmarks=req.benchmarks, invariance=invariance, sources=req.source_labels(),
                          llm_store=str(store_dir or ""))
-    t0 = time.perf_counter()
-    skipped_rows: list[RowSkipped] = []
-    loaded = load_benchmarks(req, sample=sample, seed=seed, require_tasks=True, skipped=skipped_rows, progress=progress)
-    _source_notes(report, loaded, skipped_rows)
-    t_load = time.perf_counter() - t0
+    with timed(report, "load"):
+        skipped_rows: list[RowSkipped] = []
+        loaded = load_benchmarks(req, sample=sample, seed=seed, require_tasks=True, skipped=skipped_rows,
+                                 progress=progress)
+        _source_notes(report, loaded, skipped_rows)
     rows_by_bench: dict[str, list[dict]] = {}
     kept_mutants: dict[str, list[Mutant]] = {}
-    t_mut = t_inv = 0.0
     for b, tasks in loaded.items():
-        t0 = time.perf_counter()
-        mstore, jstore = _stores(store_dir, b)
-        mutants, skips = make_variants_parallel(tasks, b, seed, engine, progress, workers, store=mstore)
-        t_mut += time.perf_counter() - t0
+        with timed(report, "mutate+judge"):
+            mstore, jstore = _stores(store_dir, b)
+            mutants, skips = make_variants_parallel(tasks, b, seed, engine, progress, workers, store=mstore)
         report.skipped.extend(skips)
-        t0 = time.perf_counter()
-        orig_status, mut_status = _invariance(report, b, tasks, mutants, invariance, workers, progress)
-        t_inv += time.perf_counter() - t0
+        with timed(report, "invariance"):
+            orig_status, mut_status = _invariance(report, b, tasks, mutants, invariance, workers, progress)
         rows_by_bench[b], kept_mutants[b] = _variant_rows(report, b, tasks, mutants, orig_status, mut_status,
                                                           seed, engine, jstore)
         report.counts[b] = {d: sum(1 for m in kept_mutants[b] if m.defect == d) for d in defect_labels()}
         report.engines[b] = {d: dict(Counter(m.engine for m in kept_mutants[b] if m.defect == d))
                              for d in defect_codes()}
 
-    t0 = time.perf_counter()
     with atomic_dir(out) as tmp:
-        features = {b: variant_features() for b in rows_by_bench}
-        for b, rows in rows_by_bench.items():
-            write_config(report, tmp, b, rows, features[b])
-        features["validator"] = validator_features()
-        _write_validator(report, tmp, rows_by_bench, features["validator"], seed, split_strategy)
-        report.timings = {"load": round(t_load, 2), "mutate+judge": round(t_mut, 2), "invariance": round(t_inv, 2),
-                          "write": round(time.perf_counter() - t0, 2),
-                          "total": round(time.perf_counter() - t_start, 2)}
+        with timed(report, "write"):
+            features = {b: variant_features() for b in rows_by_bench}
+            for b, rows in rows_by_bench.items():
+                write_config(report, tmp, b, rows, features[b])
+            features["validator"] = validator_features()
+            _write_validator(report, tmp, rows_by_bench, features["validator"], seed, split_strategy)
+        report.timings["total"] = round(time.perf_counter() - t_start, 2)
         if write_card:
             write_card_and_report(tmp, render_card(report, features, kept_mutants, rows_by_bench), report)
     return report
