@@ -8,7 +8,7 @@ Publishing (a local folder, or a Hub repo when asked) is :mod:`specdefects.hub`.
 """
 
 from .common import BuildError
-from .diff import changed_spans, mark_changes
+from .diff import mark_changes
 from .spec_defects import (
                            INVARIANCE_STATUSES,
                            SPLIT_STRATEGIES,
@@ -23,8 +23,6 @@ from .spec_defects import (
                            variant_row,
 )
 
-BUILDERS = {"spec-defects": build_spec_defects}
-
-__all__ = ["BUILDERS", "BuildError", "BuildReport", "INVARIANCE_STATUSES", "SPLIT_STRATEGIES",
-           "build_configs", "build_spec_defects", "changed_spans", "config_files", "make_variants", "mark_changes",
+__all__ = ["BuildError", "BuildReport", "INVARIANCE_STATUSES", "SPLIT_STRATEGIES",
+           "build_configs", "build_spec_defects", "config_files", "make_variants", "mark_changes",
            "split_validator", "validator_features", "variant_features", "variant_row"]

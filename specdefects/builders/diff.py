@@ -16,14 +16,10 @@ _TOKEN = re.compile(r"\s+|\w+|[^\w\s]")
 RED, GREEN, RESET = "\x1b[31;9m", "\x1b[32m", "\x1b[0m"
 
 
-def _tokens(text: str) -> list[str]:
-    return _TOKEN.findall(text)
-
-
 def mark_changes(original: str, mutated: str, color: bool = False) -> str:
     """``mutated`` with each change against ``original`` marked inline (word granularity,
     character granularity inside a changed word so that SF typos stay readable)."""
-    a, b = _tokens(original), _tokens(mutated)
+    a, b = _TOKEN.findall(original), _TOKEN.findall(mutated)
     out: list[str] = []
 
     def dele(s: str) -> str:
@@ -43,8 +39,3 @@ def mark_changes(original: str, mutated: str, color: bool = False) -> str:
             out.append(ins(after))
     return "".join(out)
 
-
-def changed_spans(original: str, mutated: str) -> list[tuple[int, int, str, str]]:
-    """``(start, end, before, after)`` character spans of ``original`` that changed."""
-    sm = difflib.SequenceMatcher(None, original, mutated, autojunk=False)
-    return [(i1, i2, original[i1:i2], mutated[j1:j2]) for tag, i1, i2, j1, j2 in sm.get_opcodes() if tag != "equal"]
