@@ -99,19 +99,22 @@ def load_benchmark(benchmark: str, source: str | None, options: dict,
     except (EOFError, zlib.error, gzip.BadGzipFile) as e:  # BadGzipFile: an OSError, said better here
         raise SourceError(f"{benchmark}: cannot read {source or 'the default source'}: a truncated or corrupted "
                          f"compressed file ({e})") from None
-    except (FileNotFoundError, OSError) as e:
-        if isinstance(e, SpecDefectsInputError):  # a loader's own error (a SourceNotFoundError): it names the
-            said = str(e)                          # file, and often the benchmark ("livecodebench: livecodebench:")
-            raise SourceError(said if said.startswith(f"{benchmark}:") else f"{benchmark}: {said}") from None
-        raise SourceError(f"{benchmark}: cannot read {source or 'the default source'}: {e}") from None
+    except OSError as e:
+        if not isinstance(e, SpecDefectsInputError):
+            raise SourceError(f"{benchmark}: cannot read {source or 'the default source'}: {e}") from None
+        # a loader's own error (a SourceNotFoundError) names the file, and often the benchmark
+        raise SourceError(_named(benchmark, str(e))) from None
     except ValueError as e:  # RecordError included: it names the row
-        said = str(e)
-        raise SourceError(said if said.startswith(f"{benchmark}:") or said.startswith(f"{benchmark} ")
-                          else f"{benchmark}: {said}") from None
+        raise SourceError(_named(benchmark, str(e))) from None
     except Exception as e:  # network / Hub errors: one line
         raise SourceError(f"{benchmark}: could not load {source or 'the default source'} "
                          f"({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}); "
                          f"pass --source {benchmark}=PATH for a local copy") from None
+
+
+def _named(benchmark: str, said: str) -> str:
+    """``said``, led by the benchmark's name unless it already is (no "livecodebench: livecodebench:")."""
+    return said if said.startswith((f"{benchmark}:", f"{benchmark} ")) else f"{benchmark}: {said}"
 
 
 __all__ = ["RowSkipped", "SourceError", "available_benchmarks", "default_source", "load_benchmark", "load_tasks"]

@@ -18,7 +18,7 @@ import os
 import re
 import warnings
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -171,6 +171,15 @@ def find_data_files(folder: Path, preferred: Iterable[str] = ()) -> list[Path]:
     return files
 
 
+def source_rows(source: Any, preferred: Iterable[str], revision: str | None,
+                hub: Callable[[str], list[Row]]) -> tuple[list[Row], str]:
+    """The rows of ``source`` and the label its tasks record: a local file or folder
+    (:func:`read_local`, ``preferred`` names first), else a Hub id, whose rows ``hub(id)`` reads."""
+    if is_local(source):
+        return read_local(source, preferred=preferred), str(source)
+    return hub(str(source)), f"hub:{source}" + (f"@{revision}" if revision else "")
+
+
 def read_local(path: str | os.PathLike, preferred: Iterable[str] = ()) -> list[Row]:
     """Rows of a local file or folder (see :func:`find_data_files`)."""
     p = Path(path).expanduser()
@@ -260,10 +269,7 @@ def load_dataset(*args, **kwargs):
 
 def hub_rows(repo_id: str, split: str, revision: str | None = None, name: str | None = None) -> list[Row]:
     """Rows of one split of a Hub dataset, loaded with ``datasets.load_dataset`` at ``revision``."""
-    kwargs: dict[str, Any] = {"split": split, "revision": revision}
-    if name is not None:
-        kwargs["name"] = name
-    ds = _from_hub(repo_id, lambda: load_dataset(repo_id, **kwargs))
+    ds = _from_hub(repo_id, lambda: load_dataset(repo_id, name, split=split, revision=revision))
     label = f"{repo_id}[{name + '/' if name else ''}{split}]"
     return list(rows_of_dataset(ds, label))
 
@@ -307,11 +313,7 @@ def char_offset(text: str, lineno: int, col_bytes: int, line_starts: list[int] |
 
 
 def line_start_offsets(text: str) -> list[int]:
-    starts = [0]
-    for i, ch in enumerate(text):
-        if ch == "\n":
-            starts.append(i + 1)
-    return starts
+    return [0] + [m.end() for m in re.finditer("\n", text)]
 
 
 def matching_paren(text: str, open_idx: int) -> int:

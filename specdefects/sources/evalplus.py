@@ -37,7 +37,7 @@ from ..records import RecordError, Task, TestCase, decode_value, encode_value
 from ..registry import benchmark
 from . import humaneval as _he
 from . import mbpp as _mbpp
-from ._common import Row, hub_rows, is_local, literal_assignment, read_local, require, require_str_list, row_error
+from ._common import Row, hub_rows, literal_assignment, require, require_str_list, row_error, source_rows
 
 HUMANEVALPLUS = "humanevalplus"
 MBPPPLUS = "mbppplus"
@@ -64,8 +64,9 @@ MBPP_HUB_FIELDS = {"task_id": (int, str), "code": str, "prompt": str, "test_list
 def load_humanevalplus(source: Any = None, *, revision: str | None = DEFAULT_REVISION,
                        split: str = HUB_SPLIT) -> list[Task]:
     """HumanEval+ tasks (164)."""
-    rows, label = _rows(HUMANEVALPLUS, source, revision, split,
-                        preferred=("HumanEvalPlus.jsonl.gz", "HumanEvalPlus.jsonl"))
+    rows, label = source_rows(HUB_IDS[HUMANEVALPLUS] if source is None else source,
+                              ("HumanEvalPlus.jsonl.gz", "HumanEvalPlus.jsonl"), revision,
+                              lambda hub_id: hub_rows(hub_id, split=split, revision=revision))
     return [convert_humanevalplus_row(r, label) for r in rows]
 
 
@@ -73,19 +74,11 @@ def load_humanevalplus(source: Any = None, *, revision: str | None = DEFAULT_REV
 def load_mbppplus(source: Any = None, *, revision: str | None = DEFAULT_REVISION,
                   split: str = HUB_SPLIT) -> list[Task]:
     """MBPP+ tasks (378)."""
-    rows, label = _rows(MBPPPLUS, source, revision, split, preferred=("MbppPlus.jsonl.gz", "MbppPlus.jsonl"))
+    rows, label = source_rows(HUB_IDS[MBPPPLUS] if source is None else source, ("MbppPlus.jsonl.gz", "MbppPlus.jsonl"),
+                              revision, lambda hub_id: hub_rows(hub_id, split=split, revision=revision))
     tasks = [convert_mbppplus_row(r, label) for r in rows]
     tasks.sort(key=lambda t: _mbpp_number(t.task_id))
     return tasks
-
-
-def _rows(name: str, source: Any, revision: str | None, split: str, preferred) -> tuple[list[Row], str]:
-    if source is None:
-        source = HUB_IDS[name]
-    if is_local(source):
-        return read_local(source, preferred=preferred), str(source)
-    label = f"hub:{source}" + (f"@{revision}" if revision else "")
-    return hub_rows(str(source), split=split, revision=revision), label
 
 
 # --------------------------------------------------------------------------- HumanEval+

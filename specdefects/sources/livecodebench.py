@@ -173,28 +173,24 @@ def load(source: Any = None, *, version: str = DEFAULT_VERSION, revision: str | 
     check_version_type(version)
     if source is None:
         source = HUB_ID
-    if is_local(source) and is_public_source(Path(source).expanduser()):
-        return load_public(Path(source).expanduser(), version=version)
+    p = Path(source).expanduser() if is_local(source) else None
+    if p is not None and is_public_source(p):
+        return load_public(p, version=version)
     files = version_files(version)
-    if is_local(source):
-        p = Path(source).expanduser()
-        if p.is_dir():
-            missing = [f for f in files if not (p / f).is_file()]
-            if missing:
-                what = (f"{p} is an empty folder" if not any(p.iterdir()) else
-                        f"{p} lacks {', '.join(missing)} needed by {version!r}")
-                raise SourceNotFoundError(f"livecodebench: {what}: give a folder of the release files (test.jsonl, "
-                                          f"test2.jsonl ...), or the public repackaging: the single JSON file "
-                                          f"{PUBLIC_FILE} or a folder holding it")
-            rows = [r for f in files for r in read_jsonl(p / f)]
-        else:
-            rows = read_local(p)
-        label = str(source)
-    else:
-        rows = []
-        for f in files:
-            rows.extend(read_jsonl(hub_file(str(source), f, revision=revision)))
+    if p is None:
+        rows = [r for f in files for r in read_jsonl(hub_file(str(source), f, revision=revision))]
         label = f"hub:{source}" + (f"@{revision}" if revision else "")
+    elif p.is_dir():
+        missing = [f for f in files if not (p / f).is_file()]
+        if missing:
+            what = (f"{p} is an empty folder" if not any(p.iterdir()) else
+                    f"{p} lacks {', '.join(missing)} needed by {version!r}")
+            raise SourceNotFoundError(f"livecodebench: {what}: give a folder of the release files (test.jsonl, "
+                                      f"test2.jsonl ...), or the public repackaging: the single JSON file "
+                                      f"{PUBLIC_FILE} or a folder holding it")
+        rows, label = [r for f in files for r in read_jsonl(p / f)], str(source)
+    else:
+        rows, label = read_local(p), str(source)
     tasks = [convert_row(r, label, include_private=include_private) for r in rows]
     check_unique(tasks)
     return tasks

@@ -32,12 +32,11 @@ from ._common import (
     check_unique,
     defined_functions,
     hub_rows,
-    is_local,
-    read_local,
     require,
     require_python,
     require_str_list,
     row_error,
+    source_rows,
     split_assert,
 )
 
@@ -56,15 +55,9 @@ TESTS_HEADER = "\nYour code should pass these tests:\n\n"
 def load(source: Any = None, *, revision: str | None = DEFAULT_REVISION, config: str = HUB_CONFIG,
          splits: tuple[str, ...] = HUB_SPLITS) -> list[Task]:
     """MBPP tasks sorted by task id (974 for the full set)."""
-    if source is None:
-        source = HUB_ID
-    if is_local(source):
-        rows, label = read_local(source, preferred=("mbpp.jsonl", "mbpp.jsonl.gz")), str(source)
-    else:
-        rows = []
-        for split in splits:
-            rows.extend(hub_rows(str(source), split=split, revision=revision, name=config))
-        label = f"hub:{source}" + (f"@{revision}" if revision else "")
+    rows, label = source_rows(HUB_ID if source is None else source, ("mbpp.jsonl", "mbpp.jsonl.gz"), revision,
+                              lambda hub_id: [r for split in splits
+                                              for r in hub_rows(hub_id, split=split, revision=revision, name=config)])
     tasks = [convert_row(r, label) for r in rows]
     tasks.sort(key=lambda t: int(t.task_id))
     check_unique(tasks)
