@@ -382,3 +382,18 @@ def test_an_uploaded_row_gets_its_drops_on_the_same_tasks_and_no_linked_file(tmp
     assert not any(p.read_text() == "PRIVATE KEY" for p in (tmp_path / "st").rglob("*") if p.is_file())
     row = next(r for r in load_board(store).robustness if r["Model"] == "org/model-a" and r["Benchmark"] == "humaneval")
     assert row["Δ on"].startswith("same tasks"), row
+
+
+def test_upload_of_results_that_name_no_model_says_to_pass_model(tmp_path, runner):
+    out = tmp_path / "o"
+    subprocess.run([sys.executable, runner.split()[1], str(out), "org/x"], check=True)
+    (res,) = out.rglob("results_*.json")
+    obj = json.loads(res.read_text())
+    obj["config"]["model_args"] = ""
+    obj.pop("model_name", None)
+    obj["config"].pop("model_name", None)
+    obj["config"].pop("model", None)
+    res.write_text(json.dumps(obj))
+    with pytest.raises(SubmissionError, match=r"names no model.*--model"):
+        upload_results(LocalStore(tmp_path / "st"), out)
+    assert upload_results(LocalStore(tmp_path / "st"), out, model="org/x")

@@ -528,7 +528,10 @@ def upload_results(store, folder: str | Path, model: str | None = None) -> list[
         except (OSError, ValueError) as e:
             said = str(e)
             raise SubmissionError(said if said.startswith(str(p)) else f"{p}: {said}") from None
-        name = check_model_id(summary.get("model") or "")  # also refuses HTML and path tricks
+        if not summary.get("model"):
+            raise SubmissionError(f"{p} names no model (no pretrained= in its config's model_args): pass "
+                                  f"--model ORG/NAME")
+        name = check_model_id(summary["model"])  # also refuses HTML and path tricks
         summary["model"] = name
         if same := same_task_bases(p):
             summary["same_tasks"] = same
