@@ -43,9 +43,6 @@ class TfidfBaseline:
     def predict(self, texts: Sequence[str]) -> list[str]:
         return [str(x) for x in self.pipe.predict(list(texts))]
 
-    def trainable_pct(self) -> float:
-        return 100.0
-
 
 def parse_label(reply: str) -> str | None:
     """The first defect label named in an LLM reply (``None`` when there is none)."""
@@ -86,7 +83,6 @@ class LLMBaseline:
     def __init__(self, client, shots: Sequence[tuple[str, str]] = (), max_tokens: int = 8):
         self.client, self.shots, self.max_tokens = client, list(shots), max_tokens
         self.unparsed = 0
-        self.name = f"{client.model} ({'few' if self.shots else 'zero'}-shot)"
 
     def predict(self, texts: Sequence[str]) -> list[str]:
         replies = self.client.chat_many([llm_messages(t, self.shots) for t in texts], temperature=0.0,
@@ -99,6 +95,3 @@ class LLMBaseline:
                 lab = "clean"
             out.append(lab)
         return out
-
-    def trainable_pct(self) -> float:
-        return 0.0

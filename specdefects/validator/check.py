@@ -90,20 +90,15 @@ def validate_text(text: str) -> list[str]:
     return notes
 
 
-def read_file(path: str) -> list[str]:
-    """Descriptions in a file: JSON lines with ``text`` (or ``description``), or a text file with one
-    description per paragraph (blank-line separated); ``-`` reads standard input."""
-    return [t for t, _ in read_entries(path)]
-
-
 JSON_LINES_SUFFIXES = (".jsonl", ".ndjson", ".json")
 
 
 def read_entries(path: str) -> list[tuple[str, object]]:
-    """``(description, tests)`` pairs of a file as :func:`read_file` reads it; ``tests`` is a JSON line's
-    ``tests`` field (assertion text or a list of it), ``None`` where there is none. A file is JSON
-    lines when its name says so or a line holds a JSON object or list; then every line must be an
-    object with a ``text`` string, and a line that is not is an error naming it."""
+    """``(description, tests)`` pairs of a file: JSON lines with ``text`` (or ``description``), or a text
+    file with one description per paragraph (blank-line separated); ``-`` reads standard input.
+    ``tests`` is a JSON line's ``tests`` field (assertion text or a list of it), ``None`` where there is
+    none. A file is JSON lines when its name says so or a line holds a JSON object or list; then every
+    line must be an object with a ``text`` string, and a line that is not is an error naming it."""
     text = _read_text(path, "file", "text")
     lines = [(n, ln) for n, ln in enumerate(text.splitlines(), 1) if ln.strip()]
     if lines and (str(path).lower().endswith(JSON_LINES_SUFFIXES) or any(_json_container(ln) for _, ln in lines)):

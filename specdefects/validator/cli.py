@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 
 from ..errors import path_arg, seed_arg
 from .errors import ValidatorError
@@ -26,6 +25,7 @@ def _function_name(text: str) -> str:
         raise argparse.ArgumentTypeError(f"a Python function name expected, got {text!r}")
     return text
 
+
 def add_validator_parser(sub) -> None:
     p = sub.add_parser("validator", help="SpecValidator: train, evaluate and push the defect detector",
                        description="Train, evaluate and publish SpecValidator, the clean/LV/US/SF classifier.")
@@ -37,8 +37,6 @@ def add_validator_parser(sub) -> None:
     _add_build_default_parser(vsub)
     _add_push_parser(vsub)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
-
-
 
 
 def _add_train_parser(vsub) -> None:
@@ -393,23 +391,3 @@ def cmd_check(args) -> int:
             print(f"[{i + 1}] {' '.join(r['text'].split())[:80]}")
         print(format_result(r))
     return 0
-
-
-def main(argv=None) -> int:  # python -m specdefects.validator.cli (for accelerate launch without the main CLI)
-    parser = argparse.ArgumentParser(prog="specdefects")
-    sub = parser.add_subparsers(dest="command")
-    add_validator_parser(sub)
-    add_check_parser(sub)
-    args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return 2
-    try:
-        return args.func(args)
-    except ValueError as e:
-        print(f"specdefects {args.command}: error: {e}", file=sys.stderr)
-        return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -298,18 +298,13 @@ class HybridDetector:
 
     def __init__(self, model: HybridModel, path: str = "", meta: dict | None = None):
         self.model, self.path, self.meta = model, path, dict(meta or {})
-        self.labels = list(LABELS)
         self.known_words = model.known_words  # `check` shows typos against these too
         self.vague_words = model.vague_words  # and points at these vague terms
-        self.load_seconds = 0.0
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> HybridDetector:
-        t0 = time.perf_counter()
         read_detector_config(path)  # absent is fine (the arrays hold the labels); broken is an error
-        d = cls(HybridModel.load(path), str(path), read_meta(path))
-        d.load_seconds = time.perf_counter() - t0
-        return d
+        return cls(HybridModel.load(path), str(path), read_meta(path))
 
     def predict_proba(self, texts: Sequence[str], batch_size: int = 256):
         import numpy as np

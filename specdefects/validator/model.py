@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -188,12 +187,10 @@ class Detector:
         self.max_length = int(self.meta.get("max_length", max_length))
         id2label = {int(k): v for k, v in model.config.id2label.items()}
         self.labels = [id2label[i] for i in range(len(id2label))]
-        self.load_seconds = 0.0
 
     @classmethod
     def load(cls, path: str | os.PathLike, device: str | None = None) -> Detector:
         """A detector folder, or a Hub model id (any text-classification model with our labels)."""
-        t0 = time.perf_counter()
         from transformers import AutoModelForSequenceClassification, AutoTokenizer  # lazy: no torch for check
         from transformers.utils import logging as hf_logging  # lazy: as above
         hf_logging.disable_progress_bar()  # "Loading weights" bars: noise in `check` output
@@ -216,9 +213,7 @@ class Detector:
         model.eval()
         if device:
             model.to(device)
-        d = cls(model, tok, p, read_meta(p) if local.exists() else {})
-        d.load_seconds = time.perf_counter() - t0
-        return d
+        return cls(model, tok, p, read_meta(p) if local.exists() else {})
 
     def predict_proba(self, texts: Sequence[str], batch_size: int = 64):
         """numpy array (n, 4): probabilities in :data:`LABELS` order."""

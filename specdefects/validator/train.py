@@ -141,12 +141,6 @@ def _finite(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def trainable_fraction(model) -> tuple[int, int]:
-    total = sum(p.numel() for p in model.parameters())
-    train = sum(p.numel() for p in model.parameters() if p.requires_grad)
-    return train, total
-
-
 def train(config: TrainConfig) -> dict:
     """Train every seed, keep the best (validation macro-F1), score it; the results dict."""
     cfg = config.resolved()
