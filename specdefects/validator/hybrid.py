@@ -29,13 +29,22 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import time
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
+from scipy import sparse
+from scipy.special import softmax
+
+from ..files import atomic_dir
+from .canonical import canonical
 from .detector_folder import LABEL2ID, LABELS, META_FILE, clip, read_detector_config, read_meta
 from .errors import ValidatorError
+from .evidence import telling_vague_words
+from .features import FEATURE_NAMES, corpus_words, feature_matrix, linearize
 
 HYBRID_FILE = "hybrid.json"
 ARRAYS_FILE = "hybrid.npz"
@@ -55,27 +64,15 @@ def is_hybrid_folder(path: str | os.PathLike) -> bool:
     return (p / HYBRID_FILE).is_file() or (p / ARRAYS_FILE).is_file()
 
 
-def _softmax(z):
-    import numpy as np
-    z = z - z.max(axis=1, keepdims=True)
-    e = np.exp(z)
-    return e / e.sum(axis=1, keepdims=True)
-
-
 def _vectorizer(params: dict, vocabulary: list[str] | None = None, idf=None):
     from sklearn.feature_extraction.text import TfidfVectorizer
     kw = {k: (tuple(v) if k == "ngram_range" else v) for k, v in params.items()}
     if vocabulary is None:
-        return TfidfVectorizer(dtype=_f32(), **kw)
+        return TfidfVectorizer(dtype=np.float32, **kw)
     kw.pop("min_df", None)
-    vec = TfidfVectorizer(dtype=_f32(), vocabulary={t: i for i, t in enumerate(vocabulary)}, **kw)
+    vec = TfidfVectorizer(dtype=np.float32, vocabulary={t: i for i, t in enumerate(vocabulary)}, **kw)
     vec.idf_ = idf  # the documented way to restore a fitted vectorizer's weights
     return vec
-
-
-def _f32():
-    import numpy as np
-    return np.float32
 
 
 class _Linear:
@@ -86,14 +83,13 @@ class _Linear:
 
     @classmethod
     def fit(cls, X, y, C: float, seed: int, class_weight=None) -> _Linear:
-        import numpy as np
         from sklearn.linear_model import LogisticRegression
         m = LogisticRegression(C=C, max_iter=5000, tol=FIT_TOL, random_state=seed, class_weight=class_weight).fit(X, y)
         order = [list(m.classes_).index(i) for i in range(len(LABELS))]  # y holds LABELS ids
         return cls(np.asarray(m.coef_[order], dtype=np.float32), np.asarray(m.intercept_[order], dtype=np.float32))
 
     def proba(self, X):
-        return _softmax(X @ self.coef.T + self.intercept)
+        return softmax(X @ self.coef.T + self.intercept, axis=1)
 
 
 class HybridModel:
@@ -112,10 +108,8 @@ class HybridModel:
     # ------------------------------------------------------------------ fitting
     def fit(self, texts: Sequence[str], labels: Sequence[str], groups: Sequence[str] | None = None,
             progress: bool = False) -> HybridModel:
-        import numpy as np
         from tqdm.auto import tqdm
 
-        from .evidence import telling_vague_words
         self.vague_words = telling_vague_words(texts, labels)
         texts = self._prepare(texts)
         y = np.asarray([LABEL2ID[lab] for lab in labels])
@@ -127,9 +121,8 @@ class HybridModel:
         bar = tqdm(total=folds + 3, desc="hybrid", unit="fit", disable=not progress, leave=False)
         t0 = time.perf_counter()
         self.word, self.char = _vectorizer(WORD_PARAMS), _vectorizer(CHAR_PARAMS)
-        Xt = self._stack_sparse(self.word.fit_transform(texts), self.char.fit_transform(texts))
+        Xt = sparse.hstack([self.word.fit_transform(texts), self.char.fit_transform(texts)], format="csr")
         bar.update(1)
-        from .features import corpus_words, feature_matrix
         self.known_words = frozenset(corpus_words(texts, groups.tolist(), labels))
         dense = feature_matrix(texts, self.known_words)
         self.timings["features_s"] = round(time.perf_counter() - t0, 2)
@@ -153,18 +146,9 @@ class HybridModel:
     def _prepare(self, texts: Sequence[str]) -> list[str]:
         if not self.canonical:
             return [clip(t) for t in texts]
-        from .canonical import canonical
         return [canonical(clip(t)) for t in texts]
 
-    @staticmethod
-    def _stack_sparse(a, b):
-        from scipy import sparse
-        return sparse.hstack([a, b], format="csr")
-
     def _stack_input(self, text_proba, dense, fit_scaler: bool = False):
-        import numpy as np
-
-        from .features import linearize
         S = np.hstack([np.log(np.clip(text_proba, 1e-4, 1.0)), linearize(dense)]).astype(np.float32)
         if fit_scaler:
             self.mean = S.mean(axis=0)
@@ -175,26 +159,22 @@ class HybridModel:
     # ------------------------------------------------------------------ inference
     def stack_features(self, texts: Sequence[str]):
         """The stacker's (scaled) input: text-model log-probabilities and evidence features."""
-        from .features import feature_matrix
         texts = self._prepare(texts)
-        Xt = self._stack_sparse(self.word.transform(texts), self.char.transform(texts))
+        Xt = sparse.hstack([self.word.transform(texts), self.char.transform(texts)], format="csr")
         return self._stack_input(self.text.proba(Xt), feature_matrix(texts, self.known_words))
 
     def predict_proba(self, texts: Sequence[str]):
-        import numpy as np
         if not len(texts):
             return np.zeros((0, len(LABELS)), dtype=np.float32)
         return self.stack.proba(self.stack_features(texts)).astype(np.float32)
 
     # ------------------------------------------------------------------ files
     def save(self, folder: str | os.PathLike) -> None:
-        import numpy as np
-
-        from .features import FEATURE_NAMES
         folder = Path(folder)
         spec = {"format_version": FORMAT_VERSION, "labels": list(LABELS), "feature_names": list(FEATURE_NAMES),
                 "word_params": WORD_PARAMS, "char_params": CHAR_PARAMS,
-                "word_vocabulary": _vocab_list(self.word), "char_vocabulary": _vocab_list(self.char),
+                "word_vocabulary": self.word.get_feature_names_out().tolist(),
+                "char_vocabulary": self.char.get_feature_names_out().tolist(),
                 "known_words": sorted(self.known_words),
                 "vague_words": None if self.vague_words is None else sorted(self.vague_words),
                 "hyperparameters": {"seed": self.seed, "folds": self.folds, "c_text": self.c_text,
@@ -209,9 +189,6 @@ class HybridModel:
 
     @classmethod
     def load(cls, folder: str | os.PathLike) -> HybridModel:
-        import numpy as np
-
-        from .features import FEATURE_NAMES
         folder = Path(folder)
         missing = [f for f in (HYBRID_FILE, ARRAYS_FILE) if not (folder / f).is_file()]
         if missing:
@@ -264,9 +241,7 @@ class HybridModel:
 def group_folds(groups, k: int, seed: int):
     """``k`` (train_index, held_out_index) pairs; all rows of a group are held out together, groups
     are dealt to folds in a seeded random order."""
-    import random
 
-    import numpy as np
     uniq = sorted(set(groups.tolist()))
     random.Random(seed).shuffle(uniq)
     fold_of = {g: i % k for i, g in enumerate(uniq)}
@@ -274,16 +249,8 @@ def group_folds(groups, k: int, seed: int):
     return [(np.flatnonzero(f != i), np.flatnonzero(f == i)) for i in range(k)]
 
 
-def _vocab_list(vec) -> list[str]:
-    terms = [""] * len(vec.vocabulary_)
-    for t, i in vec.vocabulary_.items():
-        terms[i] = t
-    return terms
-
-
 def save_hybrid(model: HybridModel, out: str | os.PathLike, meta: dict) -> Path:
     """Write a hybrid detector folder atomically (temp folder + rename)."""
-    from ..files import atomic_dir
     with atomic_dir(out) as tmp:
         model.save(tmp)
         config = {"specdefects_detector": "hybrid", "id2label": {str(i): lab for i, lab in enumerate(LABELS)},
@@ -307,7 +274,6 @@ class HybridDetector:
         return cls(HybridModel.load(path), str(path), read_meta(path))
 
     def predict_proba(self, texts: Sequence[str], batch_size: int = 256):
-        import numpy as np
         parts = [self.model.predict_proba(texts[i:i + batch_size]) for i in range(0, len(texts), batch_size)]
         return np.concatenate(parts) if parts else np.zeros((0, len(LABELS)), dtype=np.float32)
 
@@ -317,6 +283,5 @@ class HybridDetector:
 
     def embed(self, texts: Sequence[str], batch_size: int = 256):
         """The stacker's input features (for the t-SNE projection)."""
-        import numpy as np
         parts = [self.model.stack_features(texts[i:i + batch_size]) for i in range(0, len(texts), batch_size)]
         return np.concatenate(parts) if parts else np.zeros((0, 1))
