@@ -60,15 +60,10 @@ def decided_by_evidence(ev: dict) -> str:
     return next((lab for lab, key in DECIDED_BY.items() if ev.get(key)), "")
 
 
-def shown_by_evidence(ev: dict) -> list[bool]:
-    """Which labels the evidence of one description allows, in :data:`LABELS` order: LV with a vague
-    word, SF with a typo or a format break, every other label always."""
-    return [lab not in EVIDENCE_FOR or any(ev[k] for k in EVIDENCE_FOR[lab]) for lab in LABELS]
-
-
 def evidence_allows(texts: Sequence[str], detector=None) -> np.ndarray:
-    """:func:`shown_by_evidence` of each text (read with ``detector``'s own known and vague words), as
-    an ``(n, 4)`` boolean array."""
+    """Which labels the evidence of each text (read with ``detector``'s own known and vague words) allows,
+    as an ``(n, 4)`` boolean array in :data:`LABELS` order: LV with a vague word, SF with a typo or a
+    format break, every other label always."""
     return evidence_rule(texts, detector)[0]
 
 
@@ -79,7 +74,8 @@ def evidence_rule(texts: Sequence[str], detector=None) -> tuple[np.ndarray, list
 
 def rule_of_evidence(evs: Sequence[dict]) -> tuple[np.ndarray, list[str]]:
     """What :func:`decide` takes from evidence already read: the labels each allows, and the one it decides."""
-    allowed = np.array([shown_by_evidence(ev) for ev in evs], dtype=bool).reshape(-1, len(LABELS))
+    allowed = np.array([[lab not in EVIDENCE_FOR or any(ev[k] for k in EVIDENCE_FOR[lab]) for lab in LABELS]
+                        for ev in evs], dtype=bool).reshape(-1, len(LABELS))
     return allowed, [decided_by_evidence(ev) for ev in evs]
 
 
@@ -190,9 +186,7 @@ def choose_thresholds(probs, y: Sequence[str], allowed=None, specificity: float 
     best Matthews correlation over the four classes; ties go to the higher thresholds (fewer flags)."""
     if not 0.0 < specificity < 1.0:
         raise SpecDefectsInputError(f"specificity must be strictly between 0 and 1, got {specificity}")
-    y = np.asarray(list(y))
-    if not (y == "clean").any():
-        raise SpecDefectsInputError("no clean rows to choose the operating point on")
+    y = np.asarray(list(y))  # no clean row: share_clean says so
     best, best_key = None, None
     for combo in itertools.product(GRID, repeat=len(DEFECTS)):
         point = dict(zip(DEFECTS, combo))
@@ -217,25 +211,6 @@ def reliability(y_defect: Sequence[int], p_defect: Sequence[float], bins: int = 
     ece = float(np.sum(counts * np.abs(frac - mean)) / max(1, len(p)))
     return {"mean_predicted": mean.round(4).tolist(), "fraction_defective": frac.round(4).tolist(),
             "count": counts.tolist(), "ece": round(ece, 4), "bins": bins}
-
-
-def reliability_png(curves: dict[str, dict], path, title: str = "") -> None:
-    import matplotlib  # lazy: matplotlib is optional (the eval/leaderboard extras); only the figure needs it
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt  # lazy: as above
-    fig, ax = plt.subplots(figsize=(4.2, 4.0), dpi=120)
-    ax.plot([0, 1], [0, 1], ls="--", c="grey", lw=1, label="perfectly calibrated")
-    for name, c in curves.items():
-        ax.plot(c["mean_predicted"], c["fraction_defective"], marker="o", ms=3, label=f"{name} (ECE {c['ece']:.3f})")
-    ax.set_xlabel("predicted P(defect)")
-    ax.set_ylabel("observed share defective")
-    ax.set_xlim(0, 1)
-    ax.set_ylim(0, 1)
-    ax.legend(fontsize=7)
-    ax.set_title(title or "reliability of P(defect)", fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
 
 
 def set_operating_point(folder, validation: dict, specificity: float = 0.95) -> dict:

@@ -17,30 +17,27 @@ import re
 import statistics
 import time
 from collections.abc import Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 
 from ..files import atomic_dir, check_output_dir, owned_names
 from ..llm import LLMClient
-from ..metrics.classification import classification_report
 from .baselines import LLMBaseline, TfidfBaseline, pick_shots
 from .data import drop_indistinct_sf, load_original_tasks, load_validator
-from .decision import decide, decide_texts, evidence_for, reliability, reliability_png, resolve_threshold
+from .decision import decide, decide_texts, evidence_for, reliability, resolve_threshold
 from .errors import ValidatorError
 from .evidence import summarize
 from .model import LABELS, load_detector, read_meta
 from .real_descriptions import REAL_DEV, load_real_dev, real_dev_report, report_md, specificity
+from .runs import SUMMARY_KEYS, mean_scores, scores
 
 HYBRID_NAME = "TF-IDF + evidence features (stacked LR)"
 # every file evaluate writes: an earlier evaluation's files in --out are replaced, anything else is the user's
 EVALUATION_FILES = ("table5.md", "table5.csv", "evaluation.json", "confusion_*.png", "embedding_tsne.png",
                     "real_defects.md", "real_defects.jsonl", "real_descriptions.md", "reliability.png")
 TABLE_COLUMNS = ("classifier", "trainable_pct", "accuracy", "precision", "recall", "f1", "mcc")
-
-
-def _scores(y_true, y_pred) -> dict:
-    return classification_report(y_true, y_pred, labels=LABELS)
 
 
 def detector_folders(path: str) -> list[str]:
@@ -68,8 +65,7 @@ def detector_name(folder: str) -> str:
 
 
 def _mean(reports: list[dict]) -> dict:
-    keys = ("accuracy", "precision", "recall", "f1", "mcc")
-    out = {k: sum(r[k] for r in reports) / len(reports) for k in keys}
+    out = mean_scores(reports)
     out["per_class"] = {lab: {m: sum(r["per_class"][lab][m] for r in reports) / len(reports)
                               for m in ("precision", "recall", "f1")} | {"support": reports[0]["per_class"][lab]
                                                                           ["support"]} for lab in LABELS}
@@ -78,7 +74,7 @@ def _mean(reports: list[dict]) -> dict:
     out["n"] = reports[0]["n"]
     out["runs"] = len(reports)
     if len(reports) > 1:
-        out["std"] = {k: statistics.pstdev([r[k] for r in reports]) for k in keys}
+        out["std"] = {k: statistics.pstdev([r[k] for r in reports]) for k in SUMMARY_KEYS}
     return out
 
 
@@ -112,47 +108,36 @@ def evaluate(models: Sequence[str], data: str, out: str, split: str = "test", tf
                 first_det = first
         results += _baseline_results(rows_data, data, texts, y, tfidf, llm, llm_shots, seed)
 
+        # files are written into out_p and named where they will be once it is swapped in: final
+        files: dict[str, str] = {}
         summary = {"data": str(data), "split": split, "n": len(texts), "indistinct_sf_dropped": dropped.get(split, 0),
-                   "results": results, "files": {}}
+                   "results": results, "files": files}
         md, csv_text = table5(results)
         (out_p / "table5.md").write_text(md)
         (out_p / "table5.csv").write_text(csv_text)
-        summary["files"]["table5_md"] = str(out_p / "table5.md")
-        summary["files"]["table5_csv"] = str(out_p / "table5.csv")
+        files["table5_md"], files["table5_csv"] = str(final / "table5.md"), str(final / "table5.csv")
         for r in results:
-            png = out_p / f"confusion_{_slug(r['classifier'])}.png"
-            confusion_png(r["confusion_matrix"], png, r["classifier"])
-            r["confusion_png"] = str(png)
+            png = f"confusion_{_slug(r['classifier'])}.png"
+            confusion_png(r["confusion_matrix"], out_p / png, r["classifier"])
+            r["confusion_png"] = str(final / png)
         if first_det is not None and tsne:
             det, _ = first_det
-            png = out_p / "embedding_tsne.png"
-            tsne_png(det.embed(texts), y, png, seed=seed, title=f"{detector_name(det.path)}: t-SNE of {split} features")
-            summary["files"]["embedding_tsne"] = str(png)
+            tsne_png(det.embed(texts), y, out_p / "embedding_tsne.png", seed=seed,
+                     title=f"{detector_name(det.path)}: t-SNE of {split} features")
+            files["embedding_tsne"] = str(final / "embedding_tsne.png")
         t = resolve_threshold(first_det[0], threshold) if first_det is not None else None
         if first_det is not None and real_defects:
             flagged = flag_real_defects(test, *first_det, t)
             summary["real_defects"] = flagged
             (out_p / "real_defects.jsonl").write_text("".join(json.dumps(f) + "\n" for f in flagged))
             (out_p / "real_defects.md").write_text(real_defects_md(flagged, sum(1 for v in y if v == "clean")))
-            summary["files"]["real_defects"] = str(out_p / "real_defects.md")
+            files["real_defects"] = str(final / "real_defects.md")
         if first_det is not None:
             summary.update(real_description_report(*first_det, rows_data, split, out_p, t, real_dev, data, benchmarks))
-            summary["files"]["real_descriptions"] = str(out_p / "real_descriptions.md")
-            summary["files"]["reliability"] = str(out_p / "reliability.png")
-        summary = _moved(summary, out_p, final)  # where the files will be: evaluation.json names those
-        summary["files"]["evaluation"] = str(final / "evaluation.json")
+            files["real_descriptions"] = str(final / "real_descriptions.md")
+            files["reliability"] = str(final / "reliability.png")
+        files["evaluation"] = str(final / "evaluation.json")
         (out_p / "evaluation.json").write_text(json.dumps(summary, indent=2, default=str))
-    return summary
-
-
-def _moved(summary: dict, tmp: Path, final: Path) -> dict:
-    """The summary's file paths where the files are now: ``final`` instead of the temporary folder."""
-    def moved(path: str) -> str:
-        return str(final / Path(path).relative_to(tmp))
-    summary["files"] = {k: moved(v) for k, v in summary["files"].items()}
-    for r in summary["results"]:
-        if "confusion_png" in r:
-            r["confusion_png"] = moved(r["confusion_png"])
     return summary
 
 
@@ -167,7 +152,7 @@ def _detector_result(m: str, texts: Sequence[str], y: Sequence[str]) -> tuple[di
         t0 = time.perf_counter()
         probs = det.predict_proba(texts)
         times.append(time.perf_counter() - t0)
-        reports.append(_scores(y, decide(probs, None)))
+        reports.append(scores(y, decide(probs, None)))
         if first is None:
             first = (det, probs)
     meta = read_meta(folders[0])
@@ -187,7 +172,7 @@ def _baseline_results(rows_data: dict, data: str, texts: Sequence[str], y: Seque
         t0 = time.perf_counter()
         b = TfidfBaseline(seed=seed).fit(rows_data["train"]["text"], rows_data["train"]["label"])
         pred = b.predict(texts)
-        results.append({"classifier": b.name, "kind": "baseline", "trainable_pct": 100.0, **_scores(y, pred),
+        results.append({"classifier": b.name, "kind": "baseline", "trainable_pct": 100.0, **scores(y, pred),
                         "train_seconds": time.perf_counter() - t0})
     if llm:
         client = LLMClient.from_spec(llm)
@@ -196,7 +181,7 @@ def _baseline_results(rows_data: dict, data: str, texts: Sequence[str], y: Seque
             b = LLMBaseline(client, shots)
             pred = b.predict(texts)
             results.append({"classifier": f"{client.model} ({'few' if k else 'zero'}-shot{f', {k}' if k else ''})",
-                            "kind": "llm", "trainable_pct": 0.0, "unparsed": b.unparsed, **_scores(y, pred)})
+                            "kind": "llm", "trainable_pct": 0.0, "unparsed": b.unparsed, **scores(y, pred)})
     return results
 
 
@@ -214,9 +199,9 @@ def real_description_report(det, probs, rows_data: dict, split: str, out_p: Path
     curve = reliability([int(lab != "clean") for lab in labels], [1.0 - float(p[0]) for p in probs])
     reliability_png({detector_name(det.path): curve}, out_p / "reliability.png",
                     f"{detector_name(det.path)}: P(defect) on the {split} split")
-    scores = _scores(labels, decide_texts(det, rows_data[split]["text"], probs, threshold))  # at the operating point
-    (out_p / "real_descriptions.md").write_text(report_md(spec, dev, split, scores))
-    return {"operating_point": {"threshold": threshold, "scores": scores}, "specificity": spec, "real_dev": dev,
+    at_point = scores(labels, decide_texts(det, rows_data[split]["text"], probs, threshold))
+    (out_p / "real_descriptions.md").write_text(report_md(spec, dev, split, at_point))
+    return {"operating_point": {"threshold": threshold, "scores": at_point}, "specificity": spec, "real_dev": dev,
             "reliability": curve}
 
 
@@ -246,49 +231,62 @@ def table5(results: list[dict]) -> tuple[str, str]:
     return head + "\n".join(lines) + "\n" + "\n".join(per) + "\n", buf.getvalue()
 
 
-def confusion_png(cm, path: Path, title: str) -> None:
+@contextmanager
+def _figure(path: Path, title: str, size: tuple[float, float]):
+    """Axes to draw on; the figure is titled and saved to ``path`` when the block ends."""
     import matplotlib  # lazy: matplotlib is optional (the eval/leaderboard extras); only the figures need it
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt  # lazy: as above
-    a = np.asarray(cm, dtype=float)
-    fig, ax = plt.subplots(figsize=(4.2, 3.8), dpi=120)
-    ax.imshow(a, cmap="Blues")
-    ax.set_xticks(range(len(LABELS)), LABELS)
-    ax.set_yticks(range(len(LABELS)), LABELS)
-    ax.set_xlabel("predicted")
-    ax.set_ylabel("true")
-    for i in range(a.shape[0]):
-        for j in range(a.shape[1]):
-            v = a[i, j]
-            ax.text(j, i, f"{v:.0f}" if float(v).is_integer() else f"{v:.1f}", ha="center", va="center",
-                    color="white" if v > a.max() / 2 else "black", fontsize=9)
+    fig, ax = plt.subplots(figsize=size, dpi=120)
+    yield ax
     ax.set_title(title, fontsize=8)
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
 
 
+def confusion_png(cm, path: Path, title: str) -> None:
+    a = np.asarray(cm, dtype=float)
+    with _figure(path, title, (4.2, 3.8)) as ax:
+        ax.imshow(a, cmap="Blues")
+        ax.set_xticks(range(len(LABELS)), LABELS)
+        ax.set_yticks(range(len(LABELS)), LABELS)
+        ax.set_xlabel("predicted")
+        ax.set_ylabel("true")
+        for i in range(a.shape[0]):
+            for j in range(a.shape[1]):
+                v = a[i, j]
+                ax.text(j, i, f"{v:.0f}" if float(v).is_integer() else f"{v:.1f}", ha="center", va="center",
+                        color="white" if v > a.max() / 2 else "black", fontsize=9)
+
+
 def tsne_png(X, labels: Sequence[str], path: Path, seed: int = 0, title: str = "") -> None:
-    import matplotlib  # lazy: as in confusion_png
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt  # lazy: as above
     from sklearn.manifold import TSNE  # lazy: sklearn.manifold is slow to import and only the t-SNE figure needs it
     X = np.asarray(X, dtype=np.float32)
     n = len(X)
     if n < 5:
         raise ValidatorError(f"t-SNE needs at least 5 rows, got {n}")
     Z = TSNE(n_components=2, perplexity=min(30.0, max(2.0, (n - 1) / 3)), random_state=seed, init="pca").fit_transform(X)
-    fig, ax = plt.subplots(figsize=(5, 4.2), dpi=120)
-    for lab, color in zip(LABELS, ("tab:green", "tab:blue", "tab:orange", "tab:red")):
-        idx = [i for i, y in enumerate(labels) if y == lab]
-        ax.scatter(Z[idx, 0], Z[idx, 1], s=8, c=color, label=lab, alpha=0.7)
-    ax.legend(markerscale=2, fontsize=8)
-    ax.set_xticks([])
-    ax.set_yticks([])
-    ax.set_title(title, fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    with _figure(path, title, (5, 4.2)) as ax:
+        for lab, color in zip(LABELS, ("tab:green", "tab:blue", "tab:orange", "tab:red")):
+            idx = [i for i, y in enumerate(labels) if y == lab]
+            ax.scatter(Z[idx, 0], Z[idx, 1], s=8, c=color, label=lab, alpha=0.7)
+        ax.legend(markerscale=2, fontsize=8)
+        ax.set_xticks([])
+        ax.set_yticks([])
+
+
+def reliability_png(curves: dict[str, dict], path, title: str = "") -> None:
+    with _figure(path, title or "reliability of P(defect)", (4.2, 4.0)) as ax:
+        ax.plot([0, 1], [0, 1], ls="--", c="grey", lw=1, label="perfectly calibrated")
+        for name, c in curves.items():
+            ax.plot(c["mean_predicted"], c["fraction_defective"], marker="o", ms=3,
+                    label=f"{name} (ECE {c['ece']:.3f})")
+        ax.set_xlabel("predicted P(defect)")
+        ax.set_ylabel("observed share defective")
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1)
+        ax.legend(fontsize=7)
 
 
 def flag_real_defects(split_rows: dict, det, probs, threshold: dict | float | None = None) -> list[dict]:

@@ -16,6 +16,7 @@ from ..hub import HubError, HubRepo
 from .errors import ValidatorError
 from .evaluate import table5
 from .model import LABEL2ID, read_detector_config, read_meta
+from .runs import SUMMARY_KEYS
 
 CARD = """---
 library_name: {library}
@@ -138,17 +139,6 @@ coefficients (`hybrid.json`, `hybrid.npz`; loaded without pickle). `label2id`: `
             "usage": usage, "training": training, "limitations": limitations}
 
 
-def check_detector_folder(folder: Path) -> None:
-    """A folder with a ``config.json`` naming the four labels, or :class:`ValidatorError`."""
-    if not folder.is_dir():
-        raise ValidatorError(f"{folder} is not a detector folder (no such folder)")
-    if read_detector_config(folder) is None:
-        raise ValidatorError(f"{folder} is not a detector folder (no config.json)")
-
-
-METRICS = ("accuracy", "precision", "recall", "f1", "mcc")
-
-
 def check_evaluation(evaluation, what: str = "the evaluation") -> None:
     """``evaluation`` is what `validator evaluate` writes (``evaluation.json``), or :class:`ValidatorError`:
     ``{"results": [{"classifier", "trainable_pct", accuracy ... mcc, "per_class": {label: {"f1"}}}, ...]}``."""
@@ -161,12 +151,12 @@ def check_evaluation(evaluation, what: str = "the evaluation") -> None:
                              f"(expected an object with a \"results\" list)")
     for i, r in enumerate(results):
         ok = (isinstance(r, dict) and isinstance(r.get("classifier"), str) and number(r.get("trainable_pct"))
-              and all(number(r.get(k)) for k in METRICS) and isinstance(r.get("per_class"), dict)
+              and all(number(r.get(k)) for k in SUMMARY_KEYS) and isinstance(r.get("per_class"), dict)
               and all(isinstance(r["per_class"].get(lab), dict) and number(r["per_class"][lab].get("f1"))
                       for lab in LABEL2ID))
         if not ok:
             raise ValidatorError(f"{what}: results[{i}] is not a classifier's scores (expected classifier, "
-                                 f"trainable_pct, {', '.join(METRICS)} and per_class F1 of {', '.join(LABEL2ID)})")
+                                 f"trainable_pct, {', '.join(SUMMARY_KEYS)} and per_class F1 of {', '.join(LABEL2ID)})")
 
 
 def push_detector(folder: str | os.PathLike, repo_id: str, token: str | None = None, endpoint: str | None = None,
@@ -174,7 +164,10 @@ def push_detector(folder: str | os.PathLike, repo_id: str, token: str | None = N
     """Push a detector folder (weights, tokenizer, config with label2id, model card) as one commit
     to a model repo; the commit URL. Hub errors are one-line :class:`ValidatorError`\\ s."""
     folder = Path(folder)
-    check_detector_folder(folder)
+    if not folder.is_dir():
+        raise ValidatorError(f"{folder} is not a detector folder (no such folder)")
+    if read_detector_config(folder) is None:  # a config.json naming the four labels; a broken one is an error
+        raise ValidatorError(f"{folder} is not a detector folder (no config.json)")
     if evaluation is not None:
         check_evaluation(evaluation)
     try:
