@@ -69,7 +69,7 @@ def pick_shots(texts: Sequence[str], labels: Sequence[str], k: int = 4, seed: in
     shots = []
     for i in range(k):
         lab = LABELS[i % len(LABELS)]
-        pool = by.get(lab) or []
+        pool = by[lab]
         if pool:
             sample = rng.sample(pool, min(len(pool), 20))
             shots.append((min(sample, key=len), lab))
@@ -87,11 +87,6 @@ class LLMBaseline:
     def predict(self, texts: Sequence[str]) -> list[str]:
         replies = self.client.chat_many([llm_messages(t, self.shots) for t in texts], temperature=0.0,
                                         max_tokens=self.max_tokens, seed=0)
-        out = []
-        for r in replies:
-            lab = parse_label(r)
-            if lab is None:
-                self.unparsed += 1
-                lab = "clean"
-            out.append(lab)
-        return out
+        labels = [parse_label(r) for r in replies]
+        self.unparsed += labels.count(None)
+        return [lab or "clean" for lab in labels]

@@ -27,11 +27,6 @@ from .model import LABELS, MAX_CHARS, latest_path, load_detector
 from .shipped import shipped_path
 
 
-def no_model_message() -> str:
-    return (f"no detector found at {latest_path()} and this install ships none: train one with "
-            f"`specdefects validator train --data DIR` (or run `make demo`), or pass --model PATH_OR_HUB_ID")
-
-
 def resolve_model(model: str | None) -> str:
     """``model``, else the last detector trained here (``validator train``), else the shipped one. A
     ``model`` that can only be a path (``/``, ``.`` or ``~`` first, or more than one ``/``: a Hub id is
@@ -48,7 +43,9 @@ def resolve_model(model: str | None) -> str:
         return str(p)
     shipped = shipped_path()
     if shipped is None:
-        raise ValidatorError(no_model_message())
+        raise ValidatorError(f"no detector found at {p} and this install ships none: train one with "
+                             f"`specdefects validator train --data DIR` (or run `make demo`), or pass "
+                             f"--model PATH_OR_HUB_ID")
     return str(shipped)
 
 

@@ -196,7 +196,8 @@ def findings(description: str, cases: list[Case]) -> list[dict]:
     desc_words = set(_WORD.findall(description.lower()))
     out: list[dict] = []
     unstated = []
-    english = _english()
+    from .evidence import wordlist  # lazy: the dictionary loads once, on the first check with tests
+    english = wordlist()
     for c in cases:
         letters = Counter("".join(s.lower() for a in c.args for s in _strings(a)))
         for s in _strings(c.expected):
@@ -303,11 +304,6 @@ def _parse_expr(s: str):
         return parse_python(s.strip(), mode="eval").body
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
-
-
-def _english() -> frozenset:
-    from .evidence import wordlist  # lazy: the dictionary loads once, on the first check with tests
-    return wordlist()
 
 
 def _kind_name(k: str) -> str:

@@ -33,9 +33,10 @@ def load_validator(source: str, benchmarks: list[str] | None = None, splits=("tr
         raise ValidatorError(f"no such data folder {source!r} (and not a Hub id NAMESPACE/NAME)")
     if p.exists():
         check_parquet_files(p / "validator")
+    path, fresh = _dataset_source(source)
     try:
         with quiet_datasets():
-            dd = datasets.load_dataset(_resolve(source), "validator", **_fresh(source))
+            dd = datasets.load_dataset(path, "validator", **fresh)
     except Exception as e:  # missing files, Hub unreachable, bad parquet: one line, with the cause datasets wraps
         raise ValidatorError(f"cannot load the validator data from {source}: {_first_line(e)}") from None
     out = {}
@@ -95,17 +96,13 @@ def _first_line(e: BaseException) -> str:
     return text.splitlines()[0] if text else type(e).__name__
 
 
-def _fresh(source) -> dict:
-    """For a local folder, read its files again: ``datasets`` keys its cache by the folder's name and the
-    config, not the files' contents, so a rebuilt folder (or another folder of the same name) would give
-    the rows it read the first time."""
-    return {"download_mode": "force_redownload"} if Path(str(source)).expanduser().exists() else {}
-
-
-def _resolve(source) -> str:
-    """A local folder as its path, anything else as the Hub id it is."""
+def _dataset_source(source) -> tuple[str, dict]:
+    """``(path, load_dataset keywords)``: a local folder as its path, its files read again (``datasets``
+    keys its cache by the folder's name and the config, not the files' contents, so a rebuilt folder, or
+    another folder of the same name, would give the rows it read the first time); anything else as the
+    Hub id it is."""
     p = Path(str(source)).expanduser()
-    return str(p) if p.exists() else str(source)
+    return (str(p), {"download_mode": "force_redownload"}) if p.exists() else (str(source), {})
 
 
 def load_original_tasks(source: str, benchmarks: list[str] | None = None) -> dict:
@@ -115,8 +112,9 @@ def load_original_tasks(source: str, benchmarks: list[str] | None = None) -> dic
     import datasets
 
     from ..records import Task
+    path, fresh = _dataset_source(source)
     try:
-        names = datasets.get_dataset_config_names(_resolve(source))
+        names = datasets.get_dataset_config_names(path)
     except Exception:
         return {}
     out = {}
@@ -124,7 +122,7 @@ def load_original_tasks(source: str, benchmarks: list[str] | None = None) -> dic
         if name == "validator" or (benchmarks and name not in benchmarks):
             continue
         try:
-            dd = datasets.load_dataset(_resolve(source), name, **_fresh(source))
+            dd = datasets.load_dataset(path, name, **fresh)
         except Exception:
             continue
         for split in dd.values():
