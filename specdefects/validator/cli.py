@@ -201,10 +201,9 @@ def _final_folder(path: str | None) -> str:
 
 
 def cmd_validator_train(args) -> int:
-    from .train import TrainConfig, train
-    lr = args.lr
-    regime = args.regime
-    seeds, benchmarks, epochs = tuple(args.seeds), args.benchmarks, args.epochs
+    from .model import has_cuda
+    from .train import Interrupted, TrainConfig, default_regime, train
+    regime, seeds, benchmarks, epochs = args.regime, tuple(args.seeds), args.benchmarks, args.epochs
     if args.quick:
         regime = regime or ("probe" if args.backbone else "hybrid")
         seeds = (42,) if args.seeds == [42, 123456] else seeds
@@ -217,11 +216,10 @@ def cmd_validator_train(args) -> int:
                       max_length=args.max_length, max_steps=args.max_steps, save_every=args.save_every,
                       resume=args.resume, benchmarks=benchmarks, progress=not args.json,
                       publish=not args.no_publish, specificity=args.specificity)
-    if lr is not None:
-        cfg.lr = lr
-    else:
-        cfg.lr = probe_default_lr(cfg)
-    from .train import Interrupted
+    # the study's 2e-4, except for a probe on CPU: its head on cached features needs 2e-3 to converge
+    # within the epochs early stopping allows
+    probe_on_cpu = (cfg.regime or default_regime(cfg.backbone)) == "probe" and not has_cuda()
+    cfg.lr = args.lr if args.lr is not None else 2e-3 if probe_on_cpu else 2e-4
     try:
         res = train(cfg)
     except Interrupted:
@@ -250,14 +248,6 @@ def cmd_validator_train(args) -> int:
     print(f"detector: {res['model']}" + (f" (also {res['latest']}, used by `specdefects check`)"
                                          if res.get("latest") else ""))
     return 0
-
-
-def probe_default_lr(cfg) -> float:
-    """2e-4 (the study's recipe) except for a probe on CPU, whose head on cached features needs 2e-3
-    to converge within the epochs early stopping allows."""
-    from .model import has_cuda
-    regime = cfg.regime or ("lora" if has_cuda() else "probe" if cfg.backbone else "hybrid")
-    return 2e-3 if regime == "probe" and not has_cuda() else 2e-4
 
 
 def cmd_validator_evaluate(args) -> int:

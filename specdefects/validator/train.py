@@ -96,7 +96,7 @@ class TrainConfig:
         c.data, c.out = str(c.data), str(c.out)  # the JSON files written record them as given
         gpu = has_cuda()
         c.backbone = c.backbone or None
-        c.regime = c.regime or ("lora" if gpu else "probe" if c.backbone else "hybrid")
+        c.regime = c.regime or default_regime(c.backbone)
         if c.regime not in REGIMES:
             raise ValidatorError(f"unknown regime {c.regime!r}; choose from {', '.join(REGIMES)}")
         if c.regime == "hybrid" and c.backbone:
@@ -136,6 +136,11 @@ class TrainConfig:
         return c
 
 
+def default_regime(backbone: str | None) -> str:
+    """lora on a GPU; on CPU the hybrid, or a probe when a backbone is named."""
+    return "lora" if has_cuda() else "probe" if backbone else "hybrid"
+
+
 def _finite(value) -> bool:
     """A real number (not a bool, NaN or an infinity)."""
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
@@ -152,7 +157,10 @@ def train(config: TrainConfig) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     _record_config(cfg, data, out / "run_config.json")
     t0 = time.perf_counter()
-    one = train_hybrid_seed if cfg.regime == "hybrid" else _neural_seed()
+    if cfg.regime == "hybrid":
+        one = train_hybrid_seed
+    else:
+        from .neural import train_seed as one  # torch, accelerate, transformers: only the backbone regimes load them
     runs = [one(cfg, data, seed, out / f"seed-{seed}") for seed in cfg.seeds]
     best = max(runs, key=lambda r: r["best_validation"]["f1"])
     final = out / "model"
@@ -210,11 +218,6 @@ RESUME_SAME = ("regime", "backbone", "lr", "weight_decay", "warmup_steps", "batc
 def _as_saved(value):
     """A setting as run_config.json gives it back (tuples become lists)."""
     return json.loads(json.dumps(value))
-
-
-def _neural_seed():
-    from .neural import train_seed  # torch, accelerate, transformers: only the backbone regimes load them
-    return train_seed
 
 
 def train_hybrid_seed(cfg: TrainConfig, data: dict, seed: int, run_dir: Path) -> dict:
