@@ -39,10 +39,12 @@ def _add_sandbox_args(p: argparse.ArgumentParser) -> None:
 
 def _limits(args):
     from .execution import Limits
+    from .execution.base import MAX_SECONDS
     limits = Limits()
     if args.timeout is not None:
-        if not 0 < args.timeout < float("inf"):  # also NaN
-            raise UsageError(f"--timeout must be a positive number of seconds, got {args.timeout}")
+        if not 0 < args.timeout <= MAX_SECONDS:  # also NaN
+            raise UsageError(f"--timeout must be a positive number of seconds up to {MAX_SECONDS:,.0f}, "
+                             f"got {args.timeout}")
         limits = Limits(timeout_s=args.timeout, test_timeout_s=args.timeout)
     return limits
 
@@ -191,7 +193,8 @@ def cmd_report(args) -> int:
         raise UsageError(f"--n-boot must be at least 1, got {args.n_boot}")
     if args.n_boot > MAX_N_BOOT:
         raise UsageError(f"--n-boot must be at most {MAX_N_BOOT:,}, got {args.n_boot:,}: {TOO_MANY_RESAMPLES}")
-    out = check_output_dir(args.out, ours=owned_names(*REPORT_FILES), overwrite=args.overwrite, inputs=args.results)
+    out = check_output_dir(args.out, ours=owned_names(*REPORT_FILES), overwrite=args.overwrite, inputs=args.results,
+                           mark="report")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ReportWarning)
         follow = load_follow_runs(args.results, require=False)  # a missing path: ReportError, exit 2
@@ -205,7 +208,7 @@ def cmd_report(args) -> int:
             runs = []
         for note in unused_paths(args.results, [f for r in [*runs, *follow] for f in r.sources]):
             warnings.warn(note, ReportWarning, stacklevel=1)
-        with atomic_dir(out) as tmp:  # the report's files replace an earlier report's as a whole
+        with atomic_dir(out, mark="report") as tmp:  # the files replace an earlier report's as a whole
             paths = write_report(runs, tmp, n_boot=args.n_boot, seed=args.seed) if runs else {}
             if follow:
                 paths.update(write_follow_report(follow, tmp, n_boot=args.n_boot, seed=args.seed))

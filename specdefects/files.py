@@ -164,9 +164,11 @@ def replace_dir(src: str | os.PathLike, dest: str | os.PathLike) -> Path:
 
 
 @contextlib.contextmanager
-def atomic_dir(path: str | os.PathLike) -> Iterator[Path]:
+def atomic_dir(path: str | os.PathLike, mark: str | None = None) -> Iterator[Path]:
     """Yield an empty temporary folder beside ``path``; on success it replaces ``path``
-    (:func:`replace_dir`), on failure it is removed."""
+    (:func:`replace_dir`), on failure it is removed. ``mark``: the command's name, written into the
+    finished folder (:data:`OUTPUT_MARK`) so that :func:`check_output_dir` knows it for this
+    command's own output next time."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = None
@@ -175,6 +177,8 @@ def atomic_dir(path: str | os.PathLike) -> Iterator[Path]:
             tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
             _writing[tmp] = path
         yield tmp
+        if mark is not None:
+            (tmp / OUTPUT_MARK).write_text(mark + "\n", encoding="utf-8")
         os.chmod(tmp, 0o777 & ~_umask())
         replace_dir(tmp, path)
     except BaseException as e:
@@ -213,6 +217,18 @@ class OutputError(SpecDefectsInputError):
     """An output location that cannot be used, found before any work starts: one line."""
 
 
+# the file an output folder's command leaves in it: names alone cannot tell a user's own "table4.tex"
+# or "README.md" from the one an earlier run wrote, and a folder is replaced whole
+OUTPUT_MARK = ".specdefects-output"
+
+
+def _marked_by(folder: Path, mark: str) -> bool:
+    try:
+        return (folder / OUTPUT_MARK).read_text(encoding="utf-8").strip() == mark
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
 def owned_names(*patterns: str) -> Callable[[Path], bool]:
     """An ``ours`` test for :func:`check_output_dir`: a file whose name matches one of ``patterns``."""
     return lambda entry: entry.is_file() and any(fnmatch.fnmatchcase(entry.name, p) for p in patterns)
@@ -237,10 +253,12 @@ def check_writable_dir(path: str | os.PathLike, what: str = "--out") -> Path:
 
 
 def check_output_dir(path: str | os.PathLike, what: str = "--out", ours: Callable[[Path], bool] | None = None,
-                     overwrite: bool = False, inputs: Iterable[str | os.PathLike | None] = ()) -> Path:
+                     overwrite: bool = False, inputs: Iterable[str | os.PathLike | None] = (),
+                     mark: str | None = None) -> Path:
     """``path`` can be replaced by a finished folder (:func:`atomic_dir`): it is not a file, a
     sibling can be made beside it, and it holds only entries ``ours`` says this command wrote
-    (an earlier run's output). Anything else (a user's own file) needs ``overwrite``, and even
+    (an earlier run's output); with ``mark``, only in a folder that holds this command's
+    :data:`OUTPUT_MARK` (what ``atomic_dir(..., mark=mark)`` leaves). Anything else (a user's own file) needs ``overwrite``, and even
     then it is never deleted: the folder is moved aside whole (:func:`move_aside`, the new name
     said on stderr). A folder that holds the home folder, the current folder or a system folder
     is refused whatever the flags, and so is one that is or holds one of the command's ``inputs``
@@ -256,13 +274,16 @@ def check_output_dir(path: str | os.PathLike, what: str = "--out", ours: Callabl
         return p
     _refuse_precious(p, what)  # replaced whole: never the folder a user works in, even if it holds only our files
     _refuse_holding_inputs(p, what, inputs)
-    foreign = sorted(e.name for e in p.iterdir() if ours is None or not ours(e))
+    marked = mark is None or _marked_by(p, mark)
+    foreign = sorted(e.name for e in p.iterdir()
+                     if not (marked and (e.name == OUTPUT_MARK or ours is not None and ours(e))))
     if not foreign:
         return p
     if not overwrite:
         shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
-        raise OutputError(f"{what} {path} holds files this command did not write ({shown}): give a new or empty "
-                          f"folder, or add --overwrite to move that folder aside (nothing is deleted)")
+        unmarked = "" if marked else f"; it has no {OUTPUT_MARK} of `{mark}`, so none of them is known to be"
+        raise OutputError(f"{what} {path} holds files this command did not write ({shown}{unmarked}): give a new or "
+                          f"empty folder, or add --overwrite to move that folder aside (nothing is deleted)")
     aside = move_aside(p)
     print(f"specdefects: {what} {path} held files this command did not write; moved aside to {aside} "
           f"(nothing deleted)", file=sys.stderr)

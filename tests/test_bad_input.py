@@ -1468,3 +1468,32 @@ def test_mutants_judge_checks_its_sample_and_its_store_before_any_mutation(capsy
                  "--mutants", str(missing)]) == 2
     assert f"--mutants {missing}: no such file" in capsys.readouterr().err
     assert not missing.exists()
+
+
+@pytest.mark.parametrize("command", ["report", "evaluate", "build"])
+def test_a_users_files_under_the_names_a_command_writes_are_not_taken_for_its_output(built, tmp_path, command):
+    """Names alone do not make a folder the command's own: a user's "table4.tex", "table5.md", or
+    "README.md" beside a "build_report.json" of their own was replaced without a word. Only a folder
+    holding the command's .specdefects-output mark is replaced without --overwrite."""
+    out = tmp_path / "out"
+    out.mkdir()
+    args, mine = {
+        "report": (["report", LMEVAL_MODEL_A, "--n-boot", "10"], {"table4.tex": "my hand-tuned table"}),
+        "evaluate": (["validator", "evaluate", "--data", built, "--split", "train", "--no-tsne", "--no-tfidf"],
+                     {"table5.md": "my notes"}),
+        "build": (["build", "spec-defects", *SMALL_BUILD], {"README.md": "MY NOTES", "build_report.json": '{"mine": 1}'}),
+    }[command]
+    for name, text in mine.items():
+        (out / name).write_text(text)
+    before = snapshot(out)
+    one_error(sd(*args, "--out", out), out, next(iter(mine)), "--overwrite")
+    assert snapshot(out) == before
+    assert sd(*args, "--out", out, "--overwrite").returncode == 0
+    for name, text in mine.items():  # moved aside whole, nothing lost
+        assert (tmp_path / "out.replaced-1" / name).read_text() == text
+    assert sd(*args, "--out", out).returncode == 0  # the command's own output now: replaced without --overwrite
+
+
+def test_harness_check_names_the_flag_of_a_timeout_too_long():
+    line = one_error(sd("harness-check", "--benchmark", "humaneval", "--limit", "1", "--timeout", "1e12"), "--timeout")
+    assert "Limits." not in line

@@ -175,6 +175,9 @@ def write_card_and_report(out: str | os.PathLike, card: str, report: Any) -> Non
     write_report(out, report)
 
 
+BUILD_MARK = "build"  # files.OUTPUT_MARK: what makes a folder an earlier build (of either dataset)
+
+
 def is_build_entry(entry: Path) -> bool:
     """Whether ``entry`` of an existing output folder is what a build writes: a config folder of
     parquet splits, the build report, a local build's fingerprint, or the card (``README.md``)
@@ -191,7 +194,7 @@ def check_build_out(out: str | os.PathLike, overwrite: bool = False, inputs=()) 
     build there is replaced whole; anything else in it needs ``overwrite``; never a folder that is
     or holds one of ``inputs`` (the sources, the LLM store)."""
     try:
-        return check_output_dir(out, "--out", ours=is_build_entry, overwrite=overwrite, inputs=inputs)
+        return check_output_dir(out, "--out", ours=is_build_entry, overwrite=overwrite, inputs=inputs, mark=BUILD_MARK)
     except ValueError as e:
         raise BuildError(str(e)) from None
 

@@ -48,6 +48,7 @@ from ..followtests.controls import build_controls, control_features, control_row
 from ..followtests.matched import build_matched, matched_features, matched_rows
 from ..vocabulary import follow_aliases, follow_benchmarks, quality_benchmarks
 from .common import (
+    BUILD_MARK,
     BuildError,
     check_build_out,
     check_request,
@@ -393,7 +394,7 @@ def build_follow_tests(out: str | os.PathLike, benchmarks: Sequence[str] | None 
     feats = {"families": family_row_features()}
     # every source first: a missing file or an unreachable Hub fails before any compute
     loaded = load_benchmarks(req, progress=progress)
-    with atomic_dir(out) as tmp:
+    with atomic_dir(out, mark=BUILD_MARK) as tmp:
         _build_configs(report, tmp, feats, loaded, seed, workers, progress, quality_tasks)
         report.isolation = _isolation()
         report.timings["total"] = round(time.perf_counter() - t_start, 2)

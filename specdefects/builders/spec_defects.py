@@ -54,6 +54,7 @@ from ..vocabulary import benchmarks as spec_benchmarks
 from ..vocabulary import defect_codes
 from .card import render_card
 from .common import (
+    BUILD_MARK,
     BuildError,
     check_build_out,
     check_request,
@@ -547,7 +548,7 @@ def build_spec_defects(out: str | os.PathLike, benchmarks: Sequence[str] = ("hum
         report.engines[b] = {d: dict(Counter(m.engine for m in kept_mutants[b] if m.defect == d))
                              for d in defect_codes()}
 
-    with atomic_dir(out) as tmp:
+    with atomic_dir(out, mark=BUILD_MARK) as tmp:
         with timed(report, "write"):
             features = {b: variant_features() for b in rows_by_bench}
             for b, rows in rows_by_bench.items():

@@ -662,6 +662,7 @@ def _write(out: Path, by_layer: pd.DataFrame, dist_table: pd.DataFrame, results:
 
 
 # every file analyze writes: an earlier analysis's files in --out are replaced, anything else is the user's
+ANALYSIS_MARK = "represent analyze"  # files.OUTPUT_MARK: what makes a folder an earlier analysis
 ANALYSIS_FILES = ("distances.csv", "table9_distance.csv", "table9_distance.md", "table9_probes.csv",
                   "table9_probes.md", "probes_by_layer.csv", "probe_folds.csv", "distance_by_layer.png", "analysis.json")
 
@@ -691,7 +692,7 @@ def analyze_states(states_dirs: str | os.PathLike | Iterable[str | os.PathLike],
         raise RepresentationError(str(e)) from None
     states_dirs = [states_dirs] if isinstance(states_dirs, (str, os.PathLike)) else list(states_dirs)  # read twice
     runs = list(runs)
-    final = check_output_dir(out, ours=owned_names(*ANALYSIS_FILES), overwrite=overwrite,
+    final = check_output_dir(out, ours=owned_names(*ANALYSIS_FILES), overwrite=overwrite, mark=ANALYSIS_MARK,
                              inputs=[*states_dirs, *runs])
     t_start = time.perf_counter()
     data = load_state_folders(states_dirs)
@@ -724,7 +725,7 @@ def analyze_states(states_dirs: str | os.PathLike | Iterable[str | os.PathLike],
 
     dist_table = _distance_table(summary, rows[rows["base"] >= 0], no_base, outcomes, pass1)
     same = same_prompts(rows)
-    with atomic_dir(final) as tmp:
+    with atomic_dir(final, mark=ANALYSIS_MARK) as tmp:
         written = _write(tmp, by_layer, dist_table, results, fold_frame, data.n_layers, folds, same)
         files = {k: str(final / Path(v).name) for k, v in written.items()}
         seconds["total"] = time.perf_counter() - t_start

@@ -35,6 +35,7 @@ from .runs import SUMMARY_KEYS, mean_scores, scores
 
 HYBRID_NAME = "TF-IDF + evidence features (stacked LR)"
 # every file evaluate writes: an earlier evaluation's files in --out are replaced, anything else is the user's
+EVALUATION_MARK = "validator evaluate"  # files.OUTPUT_MARK: what makes a folder an earlier evaluation
 EVALUATION_FILES = ("table5.md", "table5.csv", "evaluation.json", "confusion_*.png", "embedding_tsne.png",
                     "real_defects.md", "real_defects.jsonl", "real_descriptions.md", "reliability.png")
 TABLE_COLUMNS = ("classifier", "trainable_pct", "accuracy", "precision", "recall", "f1", "mcc")
@@ -85,7 +86,7 @@ def evaluate(models: Sequence[str], data: str, out: str, split: str = "test", tf
     """Every detector and baseline on ``split`` of ``data``; the files (module docstring) are written
     whole into ``out`` at the end (``files.atomic_dir``; an earlier evaluation there is replaced, other
     files need ``overwrite``), nothing when it fails. The summary dict."""
-    final = check_output_dir(out, ours=owned_names(*EVALUATION_FILES), overwrite=overwrite,
+    final = check_output_dir(out, ours=owned_names(*EVALUATION_FILES), overwrite=overwrite, mark=EVALUATION_MARK,
                              inputs=[data, real_dev, *models])
     rows_data = load_validator(data, benchmarks)
     dropped = drop_indistinct_sf(rows_data)
@@ -98,7 +99,7 @@ def evaluate(models: Sequence[str], data: str, out: str, split: str = "test", tf
         raise ValidatorError("nothing to evaluate: give --model, or keep the TF-IDF baseline, or --llm")
     test = rows_data[split]
     texts, y = test["text"], test["label"]
-    with atomic_dir(final) as out_p:
+    with atomic_dir(final, mark=EVALUATION_MARK) as out_p:
         results: list[dict] = []
         first_det = None
         for m in models:
