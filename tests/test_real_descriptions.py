@@ -154,7 +154,7 @@ def test_the_shipped_detector_leaves_clean_punctuation_alone_and_flags_what_its_
     assert not any(r["label"] == SF for r in results)  # none has a typo or a format break
     clean, vague, broken = check_texts(list(DEMO_EXAMPLES), model=str(shipped_path()))
     assert (clean["label"], vague["label"], broken["label"]) == ("clean", LV, SF)
-    assert "functon" in " ".join(broken["explanation"]) and "with evidence" in broken["verdict"]
+    assert "functon" in " ".join(broken["explanation"]) and "'functon' for 'function'" in broken["verdict"]
     slipped = check_texts(["Return the number of vowels in the string s; treat 'y' as a consonant, and 0 for "
                            "an empty strnig."], model=str(shipped_path()))[0]
     assert slipped["label"] == SF and "a slip of the keyboard" in slipped["verdict"], slipped
@@ -273,3 +273,16 @@ def test_a_detector_without_or_with_a_broken_operating_point(tmp_path, capsys):
         assert "broken operating_point" in err and str(folder) in err and len(err.strip().splitlines()) == 1
         assert main(["check", "--model", str(folder), "--argmax", "Return the sum of a list."]) == 0
         capsys.readouterr()
+
+
+def test_a_slip_in_prose_from_a_word_in_ordinary_use_is_a_slip_and_a_sample_string_is_not():
+    """Blatant typos of ordinary words ("funtion", "dogits", "caluclate") were left to P(SF) alone, and
+    the shipped detector let 24 of its 33 missed SF test mutants through that way; a word on a line of
+    data (a sample string) or shorter than five letters is the task's own."""
+    from specdefects.validator.evidence import slips, typos
+    prose = "Write a funtion to caluclate the sum of the dogits of a given number."
+    assert [s["word"] for s in slips(prose, typos(prose))] == ["funtion", "caluclate", "dogits"]
+    sample = "Print the name.\n\nSample Input 1\n\nsnuke\n\nSample Output 1\n\nYes"
+    assert typos(sample) and slips(sample, typos(sample)) == []
+    in_prose = "Print the name snuke in a line of its own."  # the same word in prose: a slip of "snake"
+    assert [s["word"] for s in slips(in_prose, typos(in_prose))] == ["snuke"]

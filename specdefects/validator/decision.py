@@ -13,8 +13,8 @@ SF in a clean description). So a decision is made per defect, and each needs two
 
 A description is flagged with the likeliest class that passes both; otherwise it is ``clean``
 ("probably fine"). One kind of evidence decides by itself: a slip of the keyboard (a word written once,
-one edit from a very common word or from a word the text spells right elsewhere: "retrun", "lemgth")
-is SF whatever the probabilities say, since a reader sees it as an error where a trained detector, used
+one edit from a very common word, from a word the text spells right elsewhere, or in prose from a word
+in ordinary use: "retrun", "lemgth", "funtion") is SF whatever the probabilities say, since a reader sees it as an error where a trained detector, used
 to contest statements full of names and terms, may hesitate. :func:`choose_thresholds` picks the three
 thresholds on the *validation* split, so the test split stays untouched: the best Matthews correlation
 among the thresholds that leave a target share (95 %) of the clean descriptions of *every* benchmark
@@ -229,8 +229,8 @@ def set_operating_point(folder, validation: dict, specificity: float = 0.95) -> 
     op = {"thresholds": point,
           "rule": "flag with the likeliest defect d whose P(d) >= thresholds[d] and, for LV and SF, whose "
                   "evidence the text shows (a vague word; a typo or a format break); SF wherever the text shows "
-                  "a slip of the keyboard (a word written once, one edit from a very common word or from one "
-                  "the text spells right elsewhere)",
+                  "a slip of the keyboard (a word written once, one edit from a very common word, from one the "
+                  "text spells right elsewhere, or in prose from a word in ordinary use)",
           "target_specificity": specificity,
           "chosen_on": f"validation split, {len(texts)} descriptions ({len(clean)} clean"
                        + (": the share left unflagged in each benchmark, "

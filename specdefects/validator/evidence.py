@@ -195,15 +195,30 @@ def typos(text: str, limit: int = 20, extra_known=frozenset()) -> list[dict]:
     return out[:limit]
 
 
+# a slip's correct spelling in ordinary use (pyspellchecker's counts: "function" 4,923k, "binary" 29k,
+# "balancing" 31k, "arithmetic" 1k), and long enough that one edit cannot turn one real word into another
+SLIP_MIN_USES = 1_000
+SLIP_MIN_LENGTH = 5
+
+
 def slips(text: str, found: list[dict]) -> list[dict]:
     """The typos among ``found`` that a reader takes for a slip of the keyboard rather than a name or a
     term of the task: a word written once whose correct spelling is one of the very common words
-    ("retrun", "whcih") or one the same text spells right elsewhere ("lemgth" beside "length"). A word
-    written twice or more ("bbed" in a sample and in its explanation) is the task's own."""
+    ("retrun", "whcih"), one the same text spells right elsewhere ("lemgth" beside "length"), or, on a
+    line of prose, a word in ordinary use when the slip has five letters or more ("funtion", "dogits",
+    "caluclate"; not "bac" or a sample string "snuke" on a line of its own). A word written twice or
+    more ("bbed" in a sample and in its explanation) is the task's own."""
     written = Counter(w.lower() for w in WORD.findall(text))
-    common = very_common_words()
-    return [t for t in found if written[t["word"].lower()] <= 1
-            and (t["suggestion"].lower() in common or written[t["suggestion"].lower()] > 0)]
+    common, uses = very_common_words(), word_frequency()
+
+    def slip(t: dict) -> bool:
+        fix = t["suggestion"].lower()
+        if written[t["word"].lower()] > 1:
+            return False
+        if fix in common or written[fix] > 0:
+            return True
+        return len(t["word"]) >= SLIP_MIN_LENGTH and uses.get(fix, 0) >= SLIP_MIN_USES and _in_prose(text, t["span"][0])
+    return [t for t in found if slip(t)]
 
 
 @lru_cache(maxsize=1)
