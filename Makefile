@@ -24,11 +24,11 @@ DEMO_MODEL ?= qwen2.5-coder-0.5b-instruct
 DEMO_TASKS ?= 12
 demo: install venv-vllm-lmeval  ## the main job on embedded defaults: sandbox, defects dataset, a real model's drops, a detector
 	$(VENV)/bin/specdefects demo
-	$(VENV)/bin/specdefects build spec-defects --out $(DEMO_OUT)/spec-defects --benchmarks $(DEMO_BENCHMARKS) --no-invariance
+	$(VENV)/bin/specdefects build spec-defects --out $(DEMO_OUT)/spec-defects --benchmarks $(DEMO_BENCHMARKS) --no-invariance --overwrite
 	$(VENV)/bin/specdefects validator train --data $(DEMO_OUT)/spec-defects --out $(DEMO_OUT)/validator --quick
 	$(VENV)/bin/specdefects check --file examples/descriptions.txt
 	$(VLLM_VENV)/bin/specdefects models prepare $(DEMO_MODEL)
-	$(VENV)/bin/specdefects build spec-defects --out $(DEMO_OUT)/slice --benchmarks humaneval --sample $(DEMO_TASKS) --no-invariance --json > /dev/null
+	$(VENV)/bin/specdefects build spec-defects --out $(DEMO_OUT)/slice --benchmarks humaneval --sample $(DEMO_TASKS) --no-invariance --overwrite --json > /dev/null
 	rm -rf $(DEMO_OUT)/real-model
 	@# dtype and batch size: chosen for this CPU (one line says which); the progress lines reach the screen
 	set -o pipefail; SPECDEFECTS_DATA=$(DEMO_OUT)/slice $(VLLM_VENV)/bin/specdefects eval --model vllm \
@@ -38,7 +38,7 @@ demo: install venv-vllm-lmeval  ## the main job on embedded defaults: sandbox, d
 	  | tee $(DEMO_OUT)/real-model.log | { grep --line-buffered '^specdefects:' || true; } \
 	  || { tail -20 $(DEMO_OUT)/real-model.log; exit 1; }
 	@echo; echo "== $(DEMO_MODEL) on a seeded slice of $(DEMO_TASKS) HumanEval tasks (all four variants; log: $(DEMO_OUT)/real-model.log)"
-	$(VENV)/bin/specdefects report $(DEMO_OUT)/real-model --out $(DEMO_OUT)/report --n-boot 2000
+	$(VENV)/bin/specdefects report $(DEMO_OUT)/real-model --out $(DEMO_OUT)/report --n-boot 2000 --overwrite
 	@echo "This is a $(DEMO_TASKS)-task slice. The full committed run (all 164 tasks): results/$(DEMO_MODEL)/ (specdefects report results/$(DEMO_MODEL) --out report/)"
 
 # The suite runs on TEST_WORKERS processes (pytest-xdist; 0: one process). Most tests wait on a
