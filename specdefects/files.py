@@ -258,8 +258,8 @@ def check_output_dir(path: str | os.PathLike, what: str = "--out", ours: Callabl
     """``path`` can be replaced by a finished folder (:func:`atomic_dir`): it is not a file, a
     sibling can be made beside it, and it holds only entries ``ours`` says this command wrote
     (an earlier run's output); with ``mark``, only in a folder that holds this command's
-    :data:`OUTPUT_MARK` (what ``atomic_dir(..., mark=mark)`` leaves). Anything else (a user's own file) needs ``overwrite``, and even
-    then it is never deleted: the folder is moved aside whole (:func:`move_aside`, the new name
+    :data:`OUTPUT_MARK` (what ``atomic_dir(..., mark=mark)`` leaves). Anything else (a user's own
+    file) needs ``overwrite``, and even then it is never deleted: the folder is moved aside whole (:func:`move_aside`, the new name
     said on stderr). A folder that holds the home folder, the current folder or a system folder
     is refused whatever the flags, and so is one that is or holds one of the command's ``inputs``
     (replacing it would lose what the command reads). A symbolic link stands for its target: the
