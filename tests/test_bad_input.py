@@ -207,7 +207,8 @@ def test_build_into_an_earlier_build_replaces_it_whole(built, tmp_path):
     shutil.copy(next((built / "humaneval").glob("*.parquet")), out / "mbpp")
     res = sd("build", "spec-defects", "--out", out, *SMALL_BUILD, "--seed", "1")
     assert res.returncode == 0, res.stderr
-    assert sorted(p.name for p in out.iterdir()) == ["README.md", "build_report.json", "humaneval", "validator"]
+    assert sorted(p.name for p in out.iterdir()) == [".specdefects-output", "README.md", "build_report.json", "humaneval",
+                                                     "validator"]
     assert set(load(out, "humaneval", tmp_path)["test"]["seed"]) == {1}
 
 
@@ -1211,8 +1212,8 @@ def test_limits_past_what_the_os_takes_are_refused_where_they_are_made():
     for bad in ({"timeout_s": 1e12}, {"memory_bytes": 2**80}, {"nofile": 10**9}):
         with pytest.raises(LimitsError, match=next(iter(bad))):
             Limits(**bad)
-    one_error(sd("harness-check", "--benchmark", "humaneval", "--limit", "2", "--timeout", "1e12"), "timeout_s",
-              "at most")
+    one_error(sd("harness-check", "--benchmark", "humaneval", "--limit", "2", "--timeout", "1e12"), "--timeout",
+              "up to 604,800")
 
 
 def test_a_negative_seed_is_refused_by_the_parser(built, tmp_path):
@@ -1492,8 +1493,3 @@ def test_a_users_files_under_the_names_a_command_writes_are_not_taken_for_its_ou
     for name, text in mine.items():  # moved aside whole, nothing lost
         assert (tmp_path / "out.replaced-1" / name).read_text() == text
     assert sd(*args, "--out", out).returncode == 0  # the command's own output now: replaced without --overwrite
-
-
-def test_harness_check_names_the_flag_of_a_timeout_too_long():
-    line = one_error(sd("harness-check", "--benchmark", "humaneval", "--limit", "1", "--timeout", "1e12"), "--timeout")
-    assert "Limits." not in line

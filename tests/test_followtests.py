@@ -238,8 +238,9 @@ def test_build_cli_and_load_dataset_round_trip(tmp_path, capsys):
 def test_a_build_whose_matched_tasks_are_all_excluded_leaves_no_stale_matched_file(tmp_path):
     import gzip
 
-    from specdefects.builders.common import parquet_path
+    from specdefects.builders.common import BUILD_MARK, parquet_path
     from specdefects.builders.follow_tests import build_follow_tests
+    from specdefects.files import OUTPUT_MARK
     src = tmp_path / "HumanEvalPlus.jsonl.gz"
     no_example = {"task_id": "HumanEval/38", "prompt": 'def f(x: int) -> int:\n    """Return x."""\n',
                   "entry_point": "f", "canonical_solution": "    return x\n", "test": "", "contract": "",
@@ -250,6 +251,7 @@ def test_a_build_whose_matched_tasks_are_all_excluded_leaves_no_stale_matched_fi
     stale = parquet_path(out, "matched", "test")
     stale.parent.mkdir(parents=True)
     stale.write_bytes(b"an earlier build's matched rows")
+    (out / OUTPUT_MARK).write_text(BUILD_MARK)  # what an earlier build leaves: its output mark
     report = build_follow_tests(out, benchmarks=["humanevalplus"], sources={"humanevalplus": str(src)},
                                 quality_tasks=0, progress=False)
     assert report.matched_kept == {"humanevalplus": 0} and "matched" not in report.rows
