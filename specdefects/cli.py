@@ -172,6 +172,7 @@ def cmd_report(args) -> int:
     from .metrics import MAX_N_BOOT, TOO_MANY_RESAMPLES
     from .report import (
         REPORT_FILES,
+        REPORT_MARK,
         ReportError,
         ReportWarning,
         load_runs,
@@ -194,7 +195,7 @@ def cmd_report(args) -> int:
     if args.n_boot > MAX_N_BOOT:
         raise UsageError(f"--n-boot must be at most {MAX_N_BOOT:,}, got {args.n_boot:,}: {TOO_MANY_RESAMPLES}")
     out = check_output_dir(args.out, ours=owned_names(*REPORT_FILES), overwrite=args.overwrite, inputs=args.results,
-                           mark="report")
+                           mark=REPORT_MARK)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ReportWarning)
         follow = load_follow_runs(args.results, require=False)  # a missing path: ReportError, exit 2
@@ -208,7 +209,7 @@ def cmd_report(args) -> int:
             runs = []
         for note in unused_paths(args.results, [f for r in [*runs, *follow] for f in r.sources]):
             warnings.warn(note, ReportWarning, stacklevel=1)
-        with atomic_dir(out, mark="report") as tmp:  # the files replace an earlier report's as a whole
+        with atomic_dir(out, mark=REPORT_MARK) as tmp:  # the files replace an earlier report's as a whole
             paths = write_report(runs, tmp, n_boot=args.n_boot, seed=args.seed) if runs else {}
             if follow:
                 paths.update(write_follow_report(follow, tmp, n_boot=args.n_boot, seed=args.seed))

@@ -168,10 +168,11 @@ class SpecDefectsMetric(evaluate.Metric):
         per_variant = {}
         for t, v, p in zip(task_id, variant, passed):
             per_variant.setdefault(_variant(v), []).append({"task_id": t, "passed": p})
-        unknown = sorted(v for v in per_variant if v not in variants())
+        known = variants()
+        unknown = sorted(v for v in per_variant if v not in known)
         if unknown:
             raise SpecDefectsInputError(f"unknown variant(s) {', '.join(map(repr, unknown))}: each row's variant is "
-                                        f"one of {', '.join(variants())} (case-insensitive)")
+                                        f"one of {', '.join(known)} (case-insensitive)")
         if baseline not in per_variant:
             raise SpecDefectsInputError(f"no rows with the baseline variant {baseline!r} (variants: {sorted(per_variant)})")
         base_tasks = {r["task_id"] for r in per_variant[baseline]}

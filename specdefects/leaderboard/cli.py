@@ -38,13 +38,14 @@ def cmd_serve(args) -> int:
     if args.port is not None and not (0 < args.port < 65536):
         raise SpecDefectsInputError("--port must be 1..65535")
     port = args.port or 7860
-    with socket.socket() as probe:  # before the URL line: gradio says "Cannot find empty port" after it
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server binds: TIME_WAIT is no owner
-        try:
+    try:  # before the URL line: gradio says "Cannot find empty port" after it
+        family = socket.getaddrinfo(args.host, port, type=socket.SOCK_STREAM)[0][0]  # an IPv6 --host too
+        with socket.socket(family) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server binds: TIME_WAIT is no owner
             probe.bind((args.host, port))
-        except OSError as e:
-            raise SpecDefectsInputError(f"cannot serve on {args.host}:{port} ({e.strerror}): pass another --port "
-                                        f"or --host") from None
+    except OSError as e:
+        raise SpecDefectsInputError(f"cannot serve on {args.host}:{port} ({e.strerror}): pass another --port "
+                                    f"or --host") from None
     print(f"leaderboard on http://{args.host}:{port} (store: {_store(args).describe()})", flush=True)
     launch(args.store, host=args.host, port=args.port, published=args.published)
     return 0

@@ -56,6 +56,7 @@ TABLE4_UNPAIRED_CAPTION = ("Each change against Orig over all of Orig's tasks, t
 
 # every file `specdefects report` writes (this module's and report.follow's): an earlier report's
 # files in --out are replaced without --overwrite, anything else is the user's
+REPORT_MARK = "report"  # files.OUTPUT_MARK: what makes a folder an earlier report
 REPORT_FILES = ("table4.md", "table4.csv", "table4.tex", "table4_unpaired.md", "scores.csv", "figure2_drop_heatmap.png",
                 "per_task.csv", "outcomes.csv", "outcomes.md", "paired_drops.csv", "*_follow.md", "*_follow.csv",
                 "switching_runs.md", "switching_runs.csv")
@@ -103,7 +104,7 @@ def write_report(runs: Sequence[Run], out_dir, n_boot: int = 5000, seed: int = 0
 
 __all__ = [
     "GAP", "Run", "ReportError", "ReportWarning",
-    "load_runs", "read_results_file", "unused_paths", "REPORT_FILES", "model_name", "parse_task_name",
+    "load_runs", "read_results_file", "unused_paths", "REPORT_FILES", "REPORT_MARK", "model_name", "parse_task_name",
     "scores_frame", "benchmark_label", "table4", "table4_numeric", "to_markdown", "to_latex",
     "per_task_frame", "paired_drops_frame", "outcome_frame", "outcome_table", "frame_markdown", "drop_matrix", "heatmap", "write_report",
     "default_shared_data", "published_csv", "published_frame", "published_table4", "TABLE4_CAPTION",

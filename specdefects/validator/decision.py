@@ -14,8 +14,9 @@ SF in a clean description). So a decision is made per defect, and each needs two
 A description is flagged with the likeliest class that passes both; otherwise it is ``clean``
 ("probably fine"). One kind of evidence decides by itself: a slip of the keyboard (a word written once,
 one edit from a very common word, from a word the text spells right elsewhere, or in prose from a word
-in ordinary use: "retrun", "lemgth", "funtion") is SF whatever the probabilities say, since a reader sees it as an error where a trained detector, used
-to contest statements full of names and terms, may hesitate. :func:`choose_thresholds` picks the three
+in ordinary use: "retrun", "lemgth", "funtion") is SF whatever the probabilities say, since a reader
+sees it as an error where a trained detector, used to contest statements full of names and terms, may
+hesitate. :func:`choose_thresholds` picks the three
 thresholds on the *validation* split, so the test split stays untouched: the best Matthews correlation
 among the thresholds that leave a target share (95 %) of the clean descriptions of *every* benchmark
 unflagged: an average would let one benchmark's clean descriptions be flagged at twice the target where
